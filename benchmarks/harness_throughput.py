@@ -7,13 +7,14 @@ backend (``statebound.llm.openai_compat.OpenAICompatLLM`` via ``open_model("open
 the run store and all, at each concurrency level. CPU time is this process's (the harness, the
 OpenAI SDK and httpx; not the server).
 
-Each level is run with two backends: ``openai`` (the HTTP backend above) and ``function`` (a
-function LLM answering with the same oracle after the same ``asyncio.sleep(delay)``, no HTTP). The
-``function`` CPU is the harness's own (runner, executor, limits, store); ``openai`` minus
-``function`` is what the OpenAI SDK and httpx cost.
+Each level is run three ways: ``openai`` (the HTTP backend above), ``function`` (a function LLM
+answering with the same oracle after the same ``asyncio.sleep(delay)``, no HTTP) and ``bare`` (the
+same function-LLM episodes under a plain semaphore and ``asyncio.gather``: no runner, executor,
+limits or store). ``function`` minus ``bare`` is the harness's own CPU time (runner, executor,
+limits, metering, the run store); ``openai`` minus ``function`` is what the HTTP client costs.
 
     .venv/bin/python benchmarks/harness_throughput.py [--episodes 1000] [--concurrency 1 10 100]
-        [--backends openai function]
+        [--backends openai function bare]
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ import tempfile
 import time
 
 from statebound.bench.evaluate import Execution, execute_run, prepare_run
-from statebound.bench.models import ModelSpec
+from statebound.bench.models import ModelSpec, open_llm
 from statebound.bench.toy import oracle
+from statebound.bench.types import EpisodeLimits, Task
 from statebound.llm.base import Message, Request
 
 
@@ -102,6 +104,21 @@ def backend_spec(backend: str, port: int) -> ModelSpec:
     return ModelSpec("openai:fake", {"base_url": f"http://127.0.0.1:{port}/v1", "api_key": "unused"})
 
 
+async def measure_bare(episodes: int, concurrency: int) -> tuple[float, float, int]:
+    """The episodes alone: what any harness would have to spend, leaving its own cost out."""
+    model = backend_spec("function", 0)
+    _, benchmark = prepare_run("toy", agents=["direct"], models=[model], benchmark_options={"count": episodes})
+    llm, limits, gate = open_llm(model), EpisodeLimits(), asyncio.Semaphore(concurrency)
+
+    async def one(task: Task) -> None:
+        async with gate:
+            await benchmark.run_episode(task, "direct", llm, seed=0, limits=limits)
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(one(task) for task in benchmark.tasks()))
+    return time.perf_counter() - wall, time.process_time() - cpu, 0
+
+
 async def measure(model: ModelSpec, episodes: int, concurrency: int) -> tuple[float, float, int]:
     config, benchmark = prepare_run("toy", agents=["direct"], models=[model], benchmark_options={"count": episodes})
     with tempfile.TemporaryDirectory() as out:
@@ -115,28 +132,41 @@ async def measure(model: ModelSpec, episodes: int, concurrency: int) -> tuple[fl
 
 async def compare(episodes: int, levels: list[int], backends: list[str], port: int) -> None:
     """All levels in one event loop, so the backend's HTTP client is opened once and closed cleanly."""
+    async def run(backend: str, count: int, concurrency: int) -> tuple[float, float, int]:
+        if backend == "bare":
+            return await measure_bare(count, concurrency)
+        return await measure(backend_spec(backend, port), count, concurrency)
+
     for backend in backends:
-        await measure(backend_spec(backend, port), 20, 10)  # warm-up: imports, first connections
+        await run(backend, 20, 10)  # warm-up: imports, first connections
     print(f"{episodes} episodes, server in a separate process; backend openai = OpenAICompatLLM over HTTP, "
-          "function = the same replies after asyncio.sleep, no HTTP (the harness alone)")
+          "function = the same replies after asyncio.sleep, no HTTP; bare = function without the harness")
     print(f"{'concurrency':>11} {'backend':>8} {'wall s':>8} {'episodes/s':>10} {'speed-up':>8} {'ideal':>6} "
           f"{'CPU s':>7} {'CPU % wall':>10} {'CPU ms/ep':>9} {'crashed':>7}")
     base: dict[str, float] = {}
     cpu_ms: dict[tuple[int, str], float] = {}
+    walls: dict[tuple[int, str], float] = {}
     for concurrency in levels:
         for backend in backends:
-            wall, cpu, crashed = await measure(backend_spec(backend, port), episodes, concurrency)
+            wall, cpu, crashed = await run(backend, episodes, concurrency)
             rate = episodes / wall
             base.setdefault(backend, rate / concurrency)
             cpu_ms[concurrency, backend] = 1000 * cpu / episodes
+            walls[concurrency, backend] = wall
             print(f"{concurrency:>11} {backend:>8} {wall:>8.2f} {rate:>10.1f} {rate / base[backend]:>8.1f} "
                   f"{concurrency:>6} {cpu:>7.2f} {100 * cpu / wall:>10.1f} {1000 * cpu / episodes:>9.2f} {crashed:>7}")
+    if {"function", "bare"} <= set(backends):
+        print("the harness's own CPU = function - bare, per episode and as a share of the function run's wall time")
+        for concurrency in levels:
+            own = cpu_ms[concurrency, "function"] - cpu_ms[concurrency, "bare"]
+            share = 100 * own * episodes / 1000 / walls[concurrency, "function"]
+            print(f"{concurrency:>11}: {own:.3f} ms per episode = {share:.1f}% of wall")
     if {"openai", "function"} <= set(backends):
-        print("CPU ms per episode with the openai backend = harness (function run) + OpenAI SDK and httpx (the rest)")
+        print("CPU ms per episode with the openai backend = function run (episodes + harness) + HTTP client (the rest)")
         for concurrency in levels:
             total, harness = cpu_ms[concurrency, "openai"], cpu_ms[concurrency, "function"]
-            print(f"{concurrency:>11}: {total:.2f} = harness {harness:.2f} ({100 * harness / total:.0f}%)"
-                  f" + SDK/httpx {total - harness:.2f} ({100 * (total - harness) / total:.0f}%)")
+            print(f"{concurrency:>11}: {total:.2f} = function run {harness:.2f} ({100 * harness / total:.0f}%)"
+                  f" + HTTP client {total - harness:.2f} ({100 * (total - harness) / total:.0f}%)")
 
 
 def main() -> None:
@@ -144,7 +174,8 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 10, 100])
     parser.add_argument("--delay", type=float, default=0.2)
-    parser.add_argument("--backends", nargs="+", choices=["openai", "function"], default=["openai", "function"])
+    parser.add_argument("--backends", nargs="+", choices=["openai", "function", "bare"],
+                        default=["openai", "function", "bare"])
     args = parser.parse_args()
     global DELAY
     DELAY = args.delay

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
+from statebound.bench.jsonio import dumps
 from statebound.bench.store import RunStore
 
 __all__ = ["export_run", "trajectory_path"]
@@ -25,11 +25,11 @@ def export_run(store: RunStore) -> Path:
     run_dir = store.run_dir
     lines = []
     for result in store.iter_trajectories():
-        lines.append(json.dumps(result.row(), ensure_ascii=False, sort_keys=True, default=str))
+        lines.append(dumps(result.row()))
         path = trajectory_path(run_dir, agent=result.agent, model=result.model, seed=result.seed, task=result.task)
         path.parent.mkdir(parents=True, exist_ok=True)
         document = {"episode": result.row(), "trajectory": result.trajectory, "events": result.events}
-        path.write_text(json.dumps(document, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+        path.write_text(dumps(document, indent=1), encoding="utf-8")
     results_path = run_dir / "results.jsonl"
     results_path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return results_path

@@ -1,14 +1,15 @@
 """The runner: every planned episode not yet in the store, with a concurrency limit and progress.
 
-Results are written to the store as each episode finishes (one transaction each) by this single
-coroutine loop, so executors never touch the database and an interrupted run resumes exactly.
+Results are written to the store as episodes finish, by this single event loop, so executors never
+touch the database and an interrupted run resumes exactly. Episodes that finish in the same turn of
+the event loop share one transaction (a group commit: at high concurrency many finish together).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from statebound.bench.executors import Executor
@@ -65,14 +66,18 @@ async def run_episodes(
     previous = [r for r in store.results() if not (retry_errors and r.error is not None)]
     with RunProgress(title=config.benchmark, total=len(plans), enabled=progress, previous=previous) as display:
 
-        async def run_one(plan: EpisodePlan) -> None:
+        def stored(result: EpisodeResult) -> None:
             nonlocal crashed
-            async with gate:
-                result = await executor.run(plan, limits=config.limits)
-            _stamp(result, plan)
-            store.save(result, benchmark=config.benchmark, position=plan.position)
             crashed += result.error is not None
             display.record(result)
+
+        commits = _GroupCommit(store, benchmark=config.benchmark, on_stored=stored)
+
+        async def run_one(plan: EpisodePlan) -> None:
+            async with gate:  # held until stored: at most `concurrency` results wait for a commit
+                result = await executor.run(plan, limits=config.limits)
+                _stamp(result, plan)
+                await commits.add(result, plan.position)
 
         running = [asyncio.ensure_future(run_one(plan)) for plan in todo]
         try:
@@ -84,6 +89,8 @@ async def run_episodes(
                 episode.cancel()
             await asyncio.gather(*running, return_exceptions=True)
             raise
+        finally:
+            commits.flush()
     return RunOutcome(
         planned=len(plans),
         skipped=len(plans) - len(todo),
@@ -91,6 +98,45 @@ async def run_episodes(
         crashed=crashed,
         wall_seconds=time.perf_counter() - started,
     )
+
+
+class _GroupCommit:
+    """Stores finished episodes at the end of the event-loop turn they finish in, one transaction
+    per turn, then reports each to ``on_stored``. :meth:`add` returns a future that is done once
+    the episode is stored (or carries the store's error, so a failing store stops the run)."""
+
+    def __init__(self, store: RunStore, *, benchmark: str, on_stored: Callable[[EpisodeResult], None]) -> None:
+        self._store, self._benchmark, self._on_stored = store, benchmark, on_stored
+        self._pending: list[tuple[EpisodeResult, int]] = []
+        self._committed: asyncio.Future[None] | None = None
+
+    def add(self, result: EpisodeResult, position: int) -> asyncio.Future[None]:
+        if self._committed is None:
+            loop = asyncio.get_running_loop()
+            self._committed = loop.create_future()
+            loop.call_soon(self._commit_turn, self._committed)
+        self._pending.append((result, position))
+        return self._committed
+
+    def _commit_turn(self, committed: asyncio.Future[None]) -> None:
+        self._committed = None
+        try:
+            self.flush()
+        except BaseException as error:  # noqa: BLE001 - handed to every episode waiting on it
+            if committed.cancelled():  # the run is being cancelled: nobody waits any more
+                raise
+            committed.set_exception(error)
+        else:
+            if not committed.cancelled():
+                committed.set_result(None)
+
+    def flush(self) -> None:
+        """Store what is pending now."""
+        batch, self._pending = self._pending, []
+        if batch:
+            self._store.save_many(batch, benchmark=self._benchmark)
+            for result, _ in batch:
+                self._on_stored(result)
 
 
 def _stamp(result: EpisodeResult, plan: EpisodePlan) -> None:

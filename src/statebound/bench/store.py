@@ -1,9 +1,9 @@
 """The run store: one SQLite file per run directory (``run.sqlite``).
 
 It holds the run's configuration and, per finished episode, its result row, trajectory and events,
-each episode written in one transaction (WAL mode), keyed by (benchmark, task, agent, model, seed).
-A process killed at any moment leaves every episode either fully stored or absent, which is what
-makes ``--resume`` exact.
+keyed by (benchmark, task, agent, model, seed). Episodes are written in transactions (WAL mode; the
+runner puts the episodes that finish together in one), so a process killed at any moment leaves
+every episode either fully stored or absent, which is what makes ``--resume`` exact.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from statebound.bench.jsonio import dumps as _dumps
 from statebound.bench.plan import EpisodeKey, RunConfig
 from statebound.bench.types import EpisodeResult
 from statebound.errors import DefinitionError
@@ -48,10 +49,6 @@ class ConfigMismatch(DefinitionError):
 
 class RunNotFound(DefinitionError):
     """A directory holds no run store."""
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
 class RunStore:
@@ -106,14 +103,18 @@ class RunStore:
     # --- episodes ------------------------------------------------------------------------
     def save(self, result: EpisodeResult, *, benchmark: str, position: int) -> None:
         """Store one finished episode atomically (replacing a stored one with the same key)."""
-        values = (
-            benchmark, result.task, result.agent, result.model, result.seed, position, result.error,
-            _dumps(result.row()), _dumps(result.trajectory), _dumps(result.events), time.time(),
-        )
+        self.save_many([(result, position)], benchmark=benchmark)
+
+    def save_many(self, finished: Sequence[tuple[EpisodeResult, int]], *, benchmark: str) -> None:
+        """Store ``(result, position)`` pairs in one transaction: all of them or none."""
+        now = time.time()
+        rows = [
+            (benchmark, result.task, result.agent, result.model, result.seed, position, result.error,
+             _dumps(result.row()), _dumps(result.trajectory), _dumps(result.events), now)
+            for result, position in finished
+        ]
         with self._transaction():
-            self._db.execute(
-                "INSERT OR REPLACE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values
-            )
+            self._db.executemany("INSERT OR REPLACE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def finished(self, *, include_errors: bool = True) -> set[EpisodeKey]:
         """Keys of stored episodes (optionally leaving out crashed ones, to run them again)."""

@@ -7,7 +7,7 @@ reports) knows nothing of any particular benchmark beyond this contract.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, runtime_checkable
 
 from statebound.llm.base import LLM
@@ -54,18 +54,13 @@ class EpisodeResult:
     events: list[dict[str, Any]] = field(default_factory=list)
 
     def row(self) -> dict[str, Any]:
-        """The flat summary written to ``results.jsonl`` (no trajectory, no events)."""
-        # what asdict() gives minus trajectory and events, without deep-copying those or the scalars
+        """The flat summary written to ``results.jsonl`` (no trajectory, no events).
+
+        ``meta`` is a shallow copy: the row is meant for serialization (see
+        :func:`statebound.bench.jsonio.dumps`, which also writes dataclasses in it as objects)."""
         data = {name: getattr(self, name) for name in _SCALAR_FIELDS}
-        data["meta"] = asdict(_Meta(self.meta)).pop("meta")
+        data["meta"] = dict(self.meta)
         return data
-
-
-@dataclass(slots=True)
-class _Meta:
-    """Lets :meth:`EpisodeResult.row` copy ``meta`` exactly as ``asdict`` does."""
-
-    meta: dict[str, Any]
 
 
 _SCALAR_FIELDS = tuple(f.name for f in fields(EpisodeResult) if f.name not in ("meta", "trajectory", "events"))

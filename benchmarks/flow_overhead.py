@@ -100,7 +100,7 @@ async def bench_langgraph(runs: int, turns: int) -> tuple[float, int]:
         return route
 
     graph = StateGraph(S)
-    for i, name in enumerate(STATES):
+    for name in STATES:
         graph.add_node(name, make_node(name))
     graph.add_edge(START, "S0")
     for i, name in enumerate(STATES):

@@ -78,3 +78,21 @@ async def _run_resume(tmp_path):
     config, benchmark = prepare_run("toy", agents=["direct"], models=[ORACLE], benchmark_options={"count": 6})
     return await execute_run(config, out_dir=tmp_path, benchmark=benchmark,
                              execution=Execution(concurrency=1, progress=False, resume=True))
+
+
+async def test_a_run_closes_the_models_it_opened(tmp_path, monkeypatch):
+    """Models holding connections (the OpenAI-compatible backend) are closed when the run ends."""
+    from statebound.bench import executors
+    from statebound.bench.toy import oracle
+    from statebound.llm.testing import FunctionLLM
+
+    closed: list[str] = []
+
+    class ClosingLLM(FunctionLLM):
+        async def aclose(self) -> None:
+            closed.append(self.model)
+
+    monkeypatch.setattr(executors, "open_llm", lambda spec: ClosingLLM(oracle, model=spec.name))
+    outcome = await _run(tmp_path, count=4, concurrency=2)
+    assert outcome.ran == 4
+    assert closed == [ORACLE]

@@ -36,7 +36,7 @@ def fault_server() -> Iterator[tuple[FaultServer, str]]:
 def _no_ambient_settings(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Tests never read the developer's real keys, endpoints or config file."""
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "STATEBOUND_MODEL", "STATEBOUND_OPENAI_MODEL",
-                 "STATEBOUND_TIMEOUT", "STATEBOUND_ATTEMPTS"):
+                 "STATEBOUND_TIMEOUT", "STATEBOUND_ATTEMPTS", "STATEBOUND_HTTP_TRANSPORT"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("STATEBOUND_CONFIG", str(tmp_path_factory.mktemp("cfg") / "config.toml"))
 

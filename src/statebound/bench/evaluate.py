@@ -105,7 +105,7 @@ async def execute_run(
                 progress=execution.progress,
             )
     finally:
-        executor.close()
+        await executor.aclose()
 
 
 def finish_run(

@@ -30,7 +30,9 @@ class Executor(Protocol):
 
     async def run(self, plan: EpisodePlan, *, limits: EpisodeLimits) -> EpisodeResult: ...
 
-    def close(self) -> None: ...
+    async def aclose(self) -> None:
+        """Release what the executor opened (models' connections, a cluster it started)."""
+        ...
 
 
 @dataclass
@@ -51,6 +53,14 @@ class _Workspace:
         if key not in self.models:
             self.models[key] = open_llm(spec)
         return self.models[key]
+
+    async def aclose(self) -> None:
+        """Close the models that hold connections (OpenAI-compatible clients) and forget them all."""
+        models, self.models = list(self.models.values()), {}
+        for model in models:
+            closer = getattr(model, "aclose", None)
+            if closer is not None:
+                await closer()
 
     async def run(
         self, benchmark: str, options: Mapping[str, Any], plan: EpisodePlan, limits: EpisodeLimits
@@ -83,8 +93,8 @@ class LocalExecutor:
     async def run(self, plan: EpisodePlan, *, limits: EpisodeLimits) -> EpisodeResult:
         return await self._workspace.run(self.benchmark_name, self.benchmark_options, plan, limits)
 
-    def close(self) -> None:
-        self._workspace.models.clear()
+    async def aclose(self) -> None:
+        await self._workspace.aclose()
 
 
 _WORKER_SPACE = _Workspace()  # one per Ray worker process, with one event loop kept across tasks
@@ -136,7 +146,7 @@ class RayExecutor:
                 error=f"ray: {type(exc).__name__}: {exc}", exit_reason="crashed", meta=dict(plan.task.meta),
             )
 
-    def close(self) -> None:
+    async def aclose(self) -> None:
         import ray
 
         if self._started_here:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from statebound.flow.history import Entry
 
@@ -120,5 +120,5 @@ class RunFinished:
         return {"kind": self.kind, **self.result.summary()}
 
 
-Event = Union[StateEntered, MessageAdded, SpeakerSelected, TransitionTaken, BudgetHit, RunFinished]
+Event = StateEntered | MessageAdded | SpeakerSelected | TransitionTaken | BudgetHit | RunFinished
 EventCallback = Callable[[Event], "None | Awaitable[None]"]

@@ -11,7 +11,7 @@ import asyncio
 import concurrent.futures
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Union
+from typing import Any
 
 from statebound.errors import DefinitionError
 from statebound.flow.context import RunContext
@@ -23,7 +23,7 @@ from statebound.llm.base import LLM
 
 __all__ = ["Edge", "Flow", "State", "Transition"]
 
-Transition = Union[tuple[Rule | Callable[[RunContext], bool], str], Decider]
+Transition = tuple[Rule | Callable[[RunContext], bool], str] | Decider
 
 
 class State:

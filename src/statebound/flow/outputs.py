@@ -125,7 +125,7 @@ class CallTool:
         self.fn = fn
         self.name = name or getattr(fn, "__name__", type(fn).__name__)
         self.blocking = blocking
-        call = None if inspect.isfunction(fn) else getattr(type(fn), "__call__", None)
+        call = None if inspect.isfunction(fn) else getattr(type(fn), "__call__", None)  # noqa: B004 - the method, to see if it is async
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
 
     async def run(self, ctx: RunContext) -> None:

@@ -18,7 +18,7 @@ __all__ = ["CallRecord", "ExitReason", "RunResult", "usage_dict"]
 CallKind = Literal["llm", "choice", "speaker"]
 
 
-class ExitReason(str, Enum):
+class ExitReason(str, Enum):  # noqa: UP042 - str() stays "ExitReason.X" as before
     """Why a run stopped."""
 
     FINAL = "final"  # a final state was reached

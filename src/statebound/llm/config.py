@@ -10,10 +10,11 @@ The config file is ``$STATEBOUND_CONFIG`` if set, else ``$XDG_CONFIG_HOME/stateb
     api_key = "sk-..."
     timeout = 60                        # seconds per request
     attempts = 4                        # tries per request, the first included
+    transport = "aiohttp"               # HTTP client: "aiohttp" (default when installed) or "httpx"
 
 Environment: ``STATEBOUND_MODEL``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``,
 ``STATEBOUND_OPENAI_MODEL`` (model for a bare ``openai``), ``STATEBOUND_TIMEOUT``,
-``STATEBOUND_ATTEMPTS``.
+``STATEBOUND_ATTEMPTS``, ``STATEBOUND_HTTP_TRANSPORT``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from statebound.errors import DefinitionError, ModelUnavailable
 from statebound.llm.secrets import Secret
@@ -30,6 +31,7 @@ from statebound.llm.secrets import Secret
 __all__ = [
     "DEFAULT_MODEL",
     "OpenAISettings",
+    "Transport",
     "config_path",
     "default_model",
     "load_config",
@@ -39,6 +41,7 @@ __all__ = [
 DEFAULT_MODEL = "smollm2"
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the SDK insists on one
+Transport = Literal["aiohttp", "httpx"]  # the HTTP client under the SDK
 
 
 def config_path() -> Path:
@@ -79,6 +82,7 @@ class OpenAISettings:
     api_key: Secret
     timeout: float
     attempts: int
+    transport: Transport | None = None  # None: aiohttp when installed, else httpx
 
     @property
     def is_openai(self) -> bool:
@@ -109,6 +113,7 @@ def resolve_openai_settings(
     api_key: str | Secret | None = None,
     timeout: float | None = None,
     attempts: int | None = None,
+    transport: str | None = None,
     config: dict[str, Any] | None = None,
 ) -> OpenAISettings:
     """Merge flags (the arguments), the environment and the config file's ``[openai]`` table."""
@@ -154,6 +159,16 @@ def resolve_openai_settings(
         (attempts, "flag"), (env.get("STATEBOUND_ATTEMPTS"), "STATEBOUND_ATTEMPTS"),
         (table.get("attempts"), file),
     )
+    transport_value, transport_source = _first(
+        (transport, "flag"),
+        (env.get("STATEBOUND_HTTP_TRANSPORT"), "STATEBOUND_HTTP_TRANSPORT"),
+        (table.get("transport"), file),
+    )
+    if transport_value is not None and transport_value not in get_args(Transport):
+        raise DefinitionError(
+            f"transport from {transport_source} must be \"aiohttp\" or \"httpx\", "
+            f"got {transport_value!r}"
+        )
     return OpenAISettings(
         model=str(model_value),
         base_url=url,
@@ -162,4 +177,5 @@ def resolve_openai_settings(
         else _number(timeout_value, name="timeout", source=str(timeout_source), kind=float),
         attempts=4 if attempts_value is None
         else _number(attempts_value, name="attempts", source=str(attempts_source), kind=int),
+        transport=transport_value,  # type: ignore[arg-type]  # checked above
     )

@@ -4,24 +4,33 @@ Settings come from arguments, the environment or the config file (see :mod:`stat
 The SDK's own retries are off: :mod:`statebound.llm.retry` is the one policy, and a fault that
 survives it is a :class:`~statebound.errors.ProviderError`. The API key is a
 :class:`~statebound.llm.secrets.Secret`; it is redacted from errors and logs and never in a repr.
+
+Requests go through the SDK's low-level ``client.post`` with a JSON body built here and the reply
+parsed with :func:`json.loads`: the SDK's typed request transformation and response models cost
+several times more CPU than the HTTP exchange itself. The HTTP client under the SDK is aiohttp
+(the ``openai[aiohttp]`` extra) when installed, else httpx; ``transport=`` picks one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
+import json
 import weakref
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from statebound.errors import UnsupportedFeature
+from statebound.errors import ModelUnavailable, UnsupportedFeature
 from statebound.llm.base import Capabilities, Choice, Completion, Request, TokenLogprob, Usage
-from statebound.llm.config import OpenAISettings
+from statebound.llm.config import OpenAISettings, Transport
 from statebound.llm.retry import Fault, RetryPolicy, call_with_retries, parse_retry_after
 from statebound.llm.testing import apply_stop
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-__all__ = ["MalformedResponse", "OpenAICompatLLM", "classify_openai_error"]
+__all__ = ["MalformedResponse", "OpenAICompatLLM", "classify_openai_error", "default_transport"]
 
 MAX_SERVER_STOPS = 4  # OpenAI accepts at most four stop sequences; the rest are applied here
 _COMPLETIONS_MODELS = ("gpt-3.5-turbo-instruct", "davinci-002", "babbage-002")
@@ -34,6 +43,11 @@ _STATUS_HINTS = {
 
 class MalformedResponse(Exception):
     """The server answered, but not with a usable completion (retried like other faults)."""
+
+
+def default_transport() -> Transport:
+    """aiohttp when it is installed (``pip install 'openai[aiohttp]'``), else httpx."""
+    return "aiohttp" if importlib.util.find_spec("aiohttp") is not None else "httpx"
 
 
 def classify_openai_error(error: Exception) -> Fault | None:
@@ -62,9 +76,15 @@ def classify_openai_error(error: Exception) -> Fault | None:
             retryable=retryable,
             retry_after=parse_retry_after(error.response.headers) if retryable else None,
         )
-    if isinstance(error, ValueError):  # the SDK lets a body that is not JSON through as is
-        return Fault(f"malformed response: {type(error).__name__}: {error}", retryable=True)
     return None
+
+
+@dataclass(slots=True)
+class _LoopClient:
+    """The SDK client of one event loop, and the suspended generator that closes it with the loop."""
+
+    client: AsyncOpenAI
+    closer: AsyncGenerator[None, None]
 
 
 class OpenAICompatLLM:
@@ -73,7 +93,9 @@ class OpenAICompatLLM:
     ``completions`` says whether the server has the legacy ``/completions`` endpoint (needed for
     ``Request(prompt=...)``); ``None`` guesses (yes, except api.openai.com's chat models).
     ``grammar_field`` names the request field a server takes a GBNF grammar in (``"grammar"`` for
-    the llama.cpp server); without it, grammars are refused.
+    the llama.cpp server); without it, grammars are refused. The HTTP client is
+    ``settings.transport`` (``None``: :func:`default_transport`). Each event loop gets its own
+    client; ``await llm.aclose()`` closes the running loop's (``asyncio.run`` also closes it).
     """
 
     def __init__(
@@ -87,18 +109,25 @@ class OpenAICompatLLM:
         self.settings = settings
         self.retry = retry or RetryPolicy(attempts=settings.attempts)
         self.grammar_field = grammar_field
+        self.transport: Transport = settings.transport or default_transport()
+        if self.transport == "aiohttp" and importlib.util.find_spec("aiohttp") is None:
+            raise ModelUnavailable(
+                "transport 'aiohttp' needs aiohttp: pip install 'openai[aiohttp]', "
+                "or use transport='httpx' (STATEBOUND_HTTP_TRANSPORT=httpx)"
+            )
         if completions is None:
             completions = not settings.is_openai or settings.model.startswith(_COMPLETIONS_MODELS)
         self._capabilities = Capabilities(
             completion=completions, chat=True, logprobs=True, grammar=grammar_field is not None,
             extras=frozenset({"seed"}),
         )
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = (
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
             weakref.WeakKeyDictionary()
         )
 
     def __repr__(self) -> str:
-        return f"OpenAICompatLLM(model={self.model!r}, base_url={self.settings.base_url!r})"
+        return (f"OpenAICompatLLM(model={self.model!r}, base_url={self.settings.base_url!r}, "
+                f"transport={self.transport!r})")
 
     @property
     def model(self) -> str:
@@ -108,19 +137,56 @@ class OpenAICompatLLM:
     def capabilities(self) -> Capabilities:
         return self._capabilities
 
-    def _client(self) -> AsyncOpenAI:
+    async def aclose(self) -> None:
+        """Close the running event loop's HTTP client and its connections (a no-op if none)."""
+        opened = self._clients.pop(asyncio.get_running_loop(), None)
+        if opened is not None:
+            await opened.closer.aclose()
+
+    async def _client(self) -> AsyncOpenAI:
         """One SDK client per event loop (its connection pool belongs to the loop)."""
         loop = asyncio.get_running_loop()
-        if loop not in self._clients:
-            from openai import AsyncOpenAI
+        opened = self._clients.get(loop)
+        if opened is None:
+            client = self._new_client()
+            opened = self._clients[loop] = _LoopClient(client, self._close_with_loop(loop, client))
+            await anext(opened.closer)  # registers it with the loop; returns at once
+        return opened.client
 
-            self._clients[loop] = AsyncOpenAI(
-                api_key=self.settings.api_key.reveal(),
-                base_url=self.settings.base_url,
-                timeout=self.settings.timeout,
-                max_retries=0,
-            )
-        return self._clients[loop]
+    async def _close_with_loop(
+        self, loop: asyncio.AbstractEventLoop, client: AsyncOpenAI
+    ) -> AsyncGenerator[None, None]:
+        """Suspended until closed: by :meth:`aclose`, or else by the loop's ``shutdown_asyncgens()``
+        (``asyncio.run`` calls it), so no connection outlives its loop."""
+        try:
+            yield
+        finally:
+            if (opened := self._clients.get(loop)) is not None and opened.client is client:
+                del self._clients[loop]  # the client refers to the loop: forget both
+            await client.close()
+
+    def _new_client(self) -> AsyncOpenAI:
+        import openai
+
+        http_client = None
+        if self.transport == "aiohttp":
+            aiohttp_client = getattr(openai, "DefaultAioHttpClient", None)
+            if aiohttp_client is not None:
+                http_client = aiohttp_client(timeout=self.settings.timeout)
+            elif self.settings.transport == "aiohttp":
+                raise ModelUnavailable(
+                    f"openai {openai.__version__} has no aiohttp transport: upgrade it "
+                    "(pip install -U 'openai[aiohttp]') or use transport='httpx'"
+                )
+            else:  # only the default asked for aiohttp; this older SDK has httpx alone
+                self.transport = "httpx"
+        return openai.AsyncOpenAI(
+            api_key=self.settings.api_key.reveal(),
+            base_url=self.settings.base_url,
+            timeout=self.settings.timeout,
+            max_retries=0,
+            http_client=http_client,
+        )
 
     async def complete(self, request: Request) -> Completion:
         self._check(request)
@@ -150,70 +216,105 @@ class OpenAICompatLLM:
                 "for a llama.cpp server (vLLM: 'guided_grammar'), or use a local model"
             )
 
-    async def _call(self, request: Request, n: int) -> tuple[list[Choice], Usage]:
-        params: dict[str, Any] = {"model": self.settings.model, "temperature": request.temperature}
+    def _body(self, request: Request, n: int) -> dict[str, Any]:
+        """The JSON request body for ``/chat/completions`` or ``/completions``."""
+        body: dict[str, Any] = {"model": self.settings.model, "temperature": request.temperature}
         # api.openai.com's newer chat models refuse max_tokens; other servers may not know the new name
         if self.settings.is_openai and request.messages is not None:
-            params["max_completion_tokens"] = request.max_tokens
+            body["max_completion_tokens"] = request.max_tokens
         else:
-            params["max_tokens"] = request.max_tokens
+            body["max_tokens"] = request.max_tokens
         if n > 1:
-            params["n"] = n
+            body["n"] = n
         if request.stop:
-            params["stop"] = list(request.stop[:MAX_SERVER_STOPS])
+            body["stop"] = list(request.stop[:MAX_SERVER_STOPS])
         if request.seed is not None:
-            params["seed"] = request.seed
+            body["seed"] = request.seed
         if request.grammar is not None and self.grammar_field is not None:
-            params["extra_body"] = {self.grammar_field: request.grammar}
-        client = self._client()
+            body[self.grammar_field] = request.grammar
         if request.messages is not None:
+            body["messages"] = [{"role": m.role, "content": m.content} for m in request.messages]
             if request.logprobs:
-                params["logprobs"] = True
-                params["top_logprobs"] = 1  # llama.cpp server sends none without it
-            messages: Any = [{"role": m.role, "content": m.content} for m in request.messages]
-            raw = await client.chat.completions.create(messages=messages, **params)
+                body["logprobs"] = True
+                body["top_logprobs"] = 1  # llama.cpp server sends none without it
         else:
+            body["prompt"] = request.prompt
             if request.logprobs:
-                params["logprobs"] = 1
-            raw = await client.completions.create(prompt=request.prompt, **params)
+                body["logprobs"] = 1
+        return body
+
+    async def _call(self, request: Request, n: int) -> tuple[list[Choice], Usage]:
+        client = await self._client()
+        path = "/chat/completions" if request.messages is not None else "/completions"
+        raw = await client.post(path, body=self._body(request, n), cast_to=bytes)
         return _parse(raw, request)
 
 
-def _parse(raw: object, request: Request) -> tuple[list[Choice], Usage]:
-    raw_choices = getattr(raw, "choices", None)
-    if not raw_choices:
-        shown = raw if isinstance(raw, str) else type(raw).__name__
-        raise MalformedResponse(f"no choices in the reply ({str(shown)[:80]!r})")
+def _parse(raw: bytes, request: Request) -> tuple[list[Choice], Usage]:
+    try:
+        reply = json.loads(raw)
+    except ValueError as error:  # the body is not JSON (an HTML error page, a cut-off reply)
+        raise MalformedResponse(f"the body is not JSON ({error}): {_excerpt(raw)}") from None
+    if not isinstance(reply, dict):
+        raise MalformedResponse(f"the reply is not a JSON object: {_excerpt(raw)}")
+    raw_choices = reply.get("choices")
+    if not raw_choices or not isinstance(raw_choices, list):
+        raise MalformedResponse(f"no choices in the reply: {_excerpt(raw)}")
     choices = [_choice(c, request) for c in raw_choices]
-    raw_usage = getattr(raw, "usage", None)
+    raw_usage = reply.get("usage")
+    raw_usage = raw_usage if isinstance(raw_usage, dict) else {}
     usage = Usage(
-        prompt_tokens=getattr(raw_usage, "prompt_tokens", 0) or 0,
-        completion_tokens=getattr(raw_usage, "completion_tokens", 0) or 0,
+        prompt_tokens=_count(raw_usage.get("prompt_tokens")),
+        completion_tokens=_count(raw_usage.get("completion_tokens")),
         calls=1,
     )
     return choices, usage
 
 
-def _choice(raw: Any, request: Request) -> Choice:
-    message = getattr(raw, "message", None)
-    text = getattr(message, "content", None) if message is not None else getattr(raw, "text", None)
-    if text is None and message is None:
+def _excerpt(raw: bytes) -> str:
+    return repr(raw[:80].decode("utf-8", errors="replace")) if raw else "(empty body)"
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _choice(raw: object, request: Request) -> Choice:
+    if not isinstance(raw, dict):
+        raise MalformedResponse(f"a choice is a {type(raw).__name__}, not an object")
+    message = raw.get("message")
+    if message is not None:  # chat shape
+        if not isinstance(message, dict):
+            raise MalformedResponse(f"a choice's message is a {type(message).__name__}, not an object")
+        text = message.get("content")
+    elif "text" in raw:  # completion shape
+        text = raw["text"]
+    else:
         raise MalformedResponse("a choice has neither message nor text")
+    if text is not None and not isinstance(text, str):
+        raise MalformedResponse(f"a choice's text is a {type(text).__name__}, not a string")
     original = text or ""
     text, _ = apply_stop(original, request.stop[MAX_SERVER_STOPS:])
+    finish = raw.get("finish_reason")
     return Choice(
         text=text,
-        finish_reason="stop" if text != original else (getattr(raw, "finish_reason", None) or "stop"),
-        logprobs=_logprobs(getattr(raw, "logprobs", None)) if request.logprobs else None,
+        finish_reason="stop" if text != original else (finish if isinstance(finish, str) and finish
+                                                      else "stop"),
+        logprobs=_logprobs(raw.get("logprobs")) if request.logprobs else None,
     )
 
 
-def _logprobs(raw: Any) -> tuple[TokenLogprob, ...] | None:
-    if raw is None:
+def _logprobs(raw: object) -> tuple[TokenLogprob, ...] | None:
+    """Token log-probabilities from the chat shape (``content: [{token, logprob}]``) or the
+    completion shape (``tokens`` and ``token_logprobs``); ``None`` when the server sent none."""
+    if not isinstance(raw, dict):
         return None
-    if getattr(raw, "content", None) is not None:  # chat shape
-        return tuple(TokenLogprob(t.token, float(t.logprob)) for t in raw.content)
-    tokens, values = getattr(raw, "tokens", None), getattr(raw, "token_logprobs", None)
-    if tokens is None or values is None:
-        return None
-    return tuple(TokenLogprob(t, float(v)) for t, v in zip(tokens, values) if v is not None)
+    try:
+        if (content := raw.get("content")) is not None:  # chat shape
+            return tuple(TokenLogprob(str(t["token"]), float(t["logprob"])) for t in content)
+        tokens, values = raw.get("tokens"), raw.get("token_logprobs")
+        if tokens is None or values is None:
+            return None
+        return tuple(TokenLogprob(str(t), float(v)) for t, v in zip(tokens, values) if v is not None)
+    except (TypeError, KeyError, ValueError) as error:
+        raise MalformedResponse(f"unreadable logprobs ({type(error).__name__}: {error})") from None

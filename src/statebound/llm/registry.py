@@ -23,7 +23,8 @@ __all__ = ["ModelInfo", "list_models", "open_model"]
 
 _LOCAL_OPTIONS = frozenset({"mode", "n_ctx", "n_threads", "n_batch", "chat_format"})
 _OPENAI_OPTIONS = frozenset(
-    {"base_url", "api_key", "timeout", "attempts", "completions", "grammar_field", "retry"}
+    {"base_url", "api_key", "timeout", "attempts", "transport", "completions", "grammar_field",
+     "retry"}
 )
 SMOLLM2_CONTEXT = 8192  # SmolLM2 was trained with 8k context
 GEMMA_CONTEXT = 8192  # Gemma 3 270M allows 32k; 8k keeps memory small
@@ -83,6 +84,7 @@ def _open_openai(model: str | None, options: dict[str, Any]) -> LLM:
         api_key=options.pop("api_key", None),
         timeout=options.pop("timeout", None),
         attempts=options.pop("attempts", None),
+        transport=options.pop("transport", None),
     )
     return OpenAICompatLLM(settings, **options)
 
@@ -102,7 +104,8 @@ def open_model(name: str | None = None, **options: Any) -> LLM:
 
     Local models take ``mode`` ("chat" or "completion"), ``n_ctx``, ``n_threads``, ``n_batch``,
     ``chat_format``. OpenAI-compatible ones take ``base_url``, ``api_key``, ``timeout``,
-    ``attempts``, ``completions``, ``grammar_field``, ``retry``. ``scripted`` takes ``replies``.
+    ``attempts``, ``transport`` ("aiohttp" or "httpx"), ``completions``, ``grammar_field``, ``retry``.
+    ``scripted`` takes ``replies``.
     """
     name = (name or default_model()).strip()
     if name == "smollm2":

@@ -12,9 +12,11 @@ answering with the same oracle after the same ``asyncio.sleep(delay)``, no HTTP)
 same function-LLM episodes under a plain semaphore and ``asyncio.gather``: no runner, executor,
 limits or store). ``function`` minus ``bare`` is the harness's own CPU time (runner, executor,
 limits, metering, the run store); ``openai`` minus ``function`` is what the HTTP client costs.
+``raw`` posts one chat request per episode straight with aiohttp (no SDK, no agent, no harness):
+the ceiling the fake server and the loopback connection allow on this machine.
 
     .venv/bin/python benchmarks/harness_throughput.py [--episodes 1000] [--concurrency 1 10 100]
-        [--backends openai function bare]
+        [--backends openai function bare raw] [--repeat 1]
 """
 
 from __future__ import annotations
@@ -119,6 +121,26 @@ async def measure_bare(episodes: int, concurrency: int) -> tuple[float, float, i
     return time.perf_counter() - wall, time.process_time() - cpu, 0
 
 
+async def measure_raw(episodes: int, concurrency: int, port: int) -> tuple[float, float, int]:
+    """The server's ceiling: plain aiohttp POSTs of a toy-sized chat request."""
+    import aiohttp
+
+    body = {"model": "fake", "messages": [{"role": "user", "content": "Solve task toy-001: 3 + 4"}]}
+    gate, failed = asyncio.Semaphore(concurrency), 0
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(f"http://127.0.0.1:{port}", connector=connector) as session:
+
+        async def one() -> None:
+            nonlocal failed
+            async with gate, session.post("/v1/chat/completions", json=body) as response:
+                failed += response.status != 200
+                json.loads(await response.read())
+
+        wall, cpu = time.perf_counter(), time.process_time()
+        await asyncio.gather(*(one() for _ in range(episodes)))
+        return time.perf_counter() - wall, time.process_time() - cpu, failed
+
+
 async def measure(model: ModelSpec, episodes: int, concurrency: int) -> tuple[float, float, int]:
     config, benchmark = prepare_run("toy", agents=["direct"], models=[model], benchmark_options={"count": episodes})
     with tempfile.TemporaryDirectory() as out:
@@ -130,17 +152,20 @@ async def measure(model: ModelSpec, episodes: int, concurrency: int) -> tuple[fl
         return time.perf_counter() - wall, time.process_time() - cpu, outcome.crashed
 
 
-async def compare(episodes: int, levels: list[int], backends: list[str], port: int) -> None:
+async def compare(episodes: int, levels: list[int], backends: list[str], port: int, repeat: int) -> None:
     """All levels in one event loop, so the backend's HTTP client is opened once and closed cleanly."""
     async def run(backend: str, count: int, concurrency: int) -> tuple[float, float, int]:
         if backend == "bare":
             return await measure_bare(count, concurrency)
+        if backend == "raw":
+            return await measure_raw(count, concurrency, port)
         return await measure(backend_spec(backend, port), count, concurrency)
 
     for backend in backends:
         await run(backend, 20, 10)  # warm-up: imports, first connections
     print(f"{episodes} episodes, server in a separate process; backend openai = OpenAICompatLLM over HTTP, "
-          "function = the same replies after asyncio.sleep, no HTTP; bare = function without the harness")
+          "function = the same replies after asyncio.sleep, no HTTP; bare = function without the harness; "
+          "raw = aiohttp POSTs alone (the server's ceiling; 'crashed' counts non-200 replies)")
     print(f"{'concurrency':>11} {'backend':>8} {'wall s':>8} {'episodes/s':>10} {'speed-up':>8} {'ideal':>6} "
           f"{'CPU s':>7} {'CPU % wall':>10} {'CPU ms/ep':>9} {'crashed':>7}")
     base: dict[str, float] = {}
@@ -148,7 +173,9 @@ async def compare(episodes: int, levels: list[int], backends: list[str], port: i
     walls: dict[tuple[int, str], float] = {}
     for concurrency in levels:
         for backend in backends:
-            wall, cpu, crashed = await run(backend, episodes, concurrency)
+            # the median run by CPU time: a shared machine's other jobs inflate single runs
+            runs = sorted([await run(backend, episodes, concurrency) for _ in range(repeat)], key=lambda r: r[1])
+            wall, cpu, crashed = runs[len(runs) // 2]
             rate = episodes / wall
             base.setdefault(backend, rate / concurrency)
             cpu_ms[concurrency, backend] = 1000 * cpu / episodes
@@ -174,8 +201,9 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 10, 100])
     parser.add_argument("--delay", type=float, default=0.2)
-    parser.add_argument("--backends", nargs="+", choices=["openai", "function", "bare"],
-                        default=["openai", "function", "bare"])
+    parser.add_argument("--repeat", type=int, default=1, help="runs per level and backend; the median (by CPU) is shown")
+    parser.add_argument("--backends", nargs="+", choices=["openai", "function", "bare", "raw"],
+                        default=["openai", "function", "bare", "raw"])
     args = parser.parse_args()
     global DELAY
     DELAY = args.delay
@@ -184,7 +212,7 @@ def main() -> None:
     server.start()
     try:
         _wait_for(port)
-        asyncio.run(compare(args.episodes, args.concurrency, args.backends, port))
+        asyncio.run(compare(args.episodes, args.concurrency, args.backends, port, args.repeat))
     finally:
         server.terminate()
 

@@ -1,5 +1,9 @@
 """JSON as the run store and the exports write it: UTF-8 text, sorted keys, dataclasses as
-objects and anything else unknown as its ``str``."""
+objects and anything else unknown as its ``str``.
+
+:func:`dumps` is the standard library's (exact: NaN stays NaN); :func:`dumps_log` uses orjson,
+several times faster, for the bulky trajectories and events of every stored episode (there a NaN,
+which no trajectory should hold, would become ``null``)."""
 
 from __future__ import annotations
 
@@ -7,7 +11,11 @@ import json
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
-__all__ = ["dumps"]
+import orjson
+
+__all__ = ["dumps", "dumps_log"]
+
+_LOG_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
 def _fallback(value: Any) -> Any:
@@ -18,3 +26,7 @@ def _fallback(value: Any) -> Any:
 
 def dumps(value: Any, *, indent: int | None = None) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=indent, default=_fallback)
+
+
+def dumps_log(value: Any) -> str:
+    return orjson.dumps(value, default=str, option=_LOG_OPTIONS).decode()

@@ -3,15 +3,18 @@
 Per group (agent and model by default, optionally a ``meta`` key such as ``hardness``):
 SR % (with a Wilson 95 % interval), mean reward, mean turns, error % (each episode's share of
 failed actions, averaged over episodes), total cost $, and average prompt and completion tokens
-per episode. Crashed episodes count as failures and are also counted apart.
+per episode. Crashed episodes count as failures and are also counted apart. A benchmark's own
+columns (:class:`~statebound.bench.columns.MetaColumn`, from episode ``meta``) land in
+``Summary.extra``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from statebound.bench.columns import MetaColumn, column_value, group_value
 from statebound.bench.stats import wilson_interval
 from statebound.bench.types import EpisodeResult
 
@@ -46,16 +49,10 @@ class Summary:
     prompt_tokens: float
     completion_tokens: float
     crashed: int
+    extra: dict[str, float | None] = field(default_factory=dict)  # MetaColumn.key -> value
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def group_value(result: EpisodeResult, key: str) -> Any:
-    """``key`` as a result field (``agent``, ``model``...) or else from ``result.meta``."""
-    if key in EpisodeResult.__dataclass_fields__:
-        return getattr(result, key)
-    return result.meta.get(key)
 
 
 def group_label(group: dict[str, Any]) -> str:
@@ -67,7 +64,9 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def _summary(group: dict[str, Any], results: Sequence[EpisodeResult]) -> Summary:
+def _summary(
+    group: dict[str, Any], results: Sequence[EpisodeResult], columns: Sequence[MetaColumn]
+) -> Summary:
     n = len(results)
     successes = sum(r.success for r in results)
     low, high = wilson_interval(successes, n)
@@ -85,12 +84,19 @@ def _summary(group: dict[str, Any], results: Sequence[EpisodeResult]) -> Summary
         prompt_tokens=_mean([r.prompt_tokens for r in results]),
         completion_tokens=_mean([r.completion_tokens for r in results]),
         crashed=sum(r.error is not None for r in results),
+        extra={column.key: column_value(column, results) for column in columns},
     )
 
 
-def summarize(results: Iterable[EpisodeResult], *, by: Sequence[str] = ("agent", "model")) -> list[Summary]:
-    """One :class:`Summary` per distinct value of ``by``, in order of first appearance."""
+def summarize(
+    results: Iterable[EpisodeResult],
+    *,
+    by: Sequence[str] = ("agent", "model"),
+    columns: Sequence[MetaColumn] = (),
+) -> list[Summary]:
+    """One :class:`Summary` per distinct value of ``by``, in order of first appearance, with
+    ``columns`` computed into ``Summary.extra``."""
     groups: dict[tuple[Any, ...], list[EpisodeResult]] = {}
     for result in results:
         groups.setdefault(tuple(group_value(result, key) for key in by), []).append(result)
-    return [_summary(dict(zip(by, values)), members) for values, members in groups.items()]
+    return [_summary(dict(zip(by, values)), members, columns) for values, members in groups.items()]

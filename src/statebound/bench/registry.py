@@ -3,17 +3,24 @@
 Each entry is ``"package.module:factory"``; the factory takes keyword options (the CLI's
 ``--option key=value`` pairs and a few common flags) and returns a
 :class:`~statebound.bench.types.Benchmark`. Add your benchmark with one line in ``BENCHMARKS``.
+
+``REPORT_COLUMNS`` names, per benchmark, a tuple of
+:class:`~statebound.bench.columns.MetaColumn` that reports add after the generic columns; it is
+read by benchmark name alone (``statebound report`` never builds the benchmark).
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
+from collections.abc import Iterable
 from typing import Any
 
+from statebound.bench.columns import MetaColumn, merge_columns
 from statebound.bench.types import Benchmark
 from statebound.errors import DefinitionError
 
-__all__ = ["BENCHMARKS", "load_benchmark", "resolve_factory"]
+__all__ = ["BENCHMARKS", "REPORT_COLUMNS", "load_benchmark", "report_columns", "resolve_factory"]
 
 BENCHMARKS: dict[str, str] = {
     "toy": "statebound.bench.toy:ToyBenchmark",
@@ -22,6 +29,12 @@ BENCHMARKS: dict[str, str] = {
     "gsm8k": "statebound.agents.qa.benchmark:make_gsm8k",
     "hotpotqa": "statebound.agents.qa.benchmark:make_hotpotqa",
     "alfworld": "statebound.agents.alfworld.benchmark:make_benchmark",
+}
+
+REPORT_COLUMNS: dict[str, str] = {
+    "gsm8k": "statebound.agents.qa.benchmark:GSM8K_COLUMNS",
+    "hotpotqa": "statebound.agents.qa.benchmark:HOTPOTQA_COLUMNS",
+    "alfworld": "statebound.agents.alfworld.benchmark:REPORT_COLUMNS",
 }
 
 
@@ -52,3 +65,23 @@ def load_benchmark(name: str, **options: Any) -> Benchmark:
     if not isinstance(benchmark, Benchmark):
         raise DefinitionError(f"{path!r} returned {type(benchmark).__name__}, not a Benchmark")
     return benchmark
+
+
+def report_columns(names: Iterable[str]) -> tuple[MetaColumn, ...]:
+    """The extra report columns of the benchmarks ``names`` (merged, each key once).
+
+    A declaration that cannot be imported is skipped with a warning: the report still renders."""
+    found = []
+    for name in dict.fromkeys(names):
+        path = REPORT_COLUMNS.get(name)
+        if path is None:
+            continue
+        try:
+            columns = resolve_factory(path)
+        except DefinitionError as exc:
+            warnings.warn(f"no extra report columns for {name}: {exc}", stacklevel=2)
+            continue
+        if not all(isinstance(column, MetaColumn) for column in columns):
+            raise DefinitionError(f"{path!r} must be a tuple of MetaColumn")
+        found.append(columns)
+    return merge_columns(found)

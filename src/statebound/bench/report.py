@@ -15,8 +15,10 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from statebound.bench.columns import MetaColumn
 from statebound.bench.metrics import COLUMNS, Summary, group_label, group_value, summarize
 from statebound.bench.plan import RunConfig
+from statebound.bench.registry import report_columns
 from statebound.bench.stats import Bootstrap, McNemar, mcnemar_exact, paired_bootstrap
 from statebound.bench.store import RunStore
 from statebound.bench.types import EpisodeResult
@@ -29,6 +31,7 @@ __all__ = [
     "build_report",
     "load_runs",
     "print_report",
+    "to_markdown",
     "write_report",
 ]
 
@@ -80,10 +83,12 @@ class Report:
     main: list[Summary]
     breakdowns: dict[str, list[Summary]] = field(default_factory=dict)
     comparisons: list[Comparison] = field(default_factory=list)
+    columns: tuple[MetaColumn, ...] = ()  # the benchmarks' own columns, in Summary.extra
 
     def to_json(self) -> dict[str, Any]:
         return {
             "group_keys": list(self.group_keys),
+            "columns": [asdict(c) for c in self.columns],
             "main": [s.to_json() for s in self.main],
             "breakdowns": {key: [s.to_json() for s in rows] for key, rows in self.breakdowns.items()},
             "comparisons": [asdict(c) for c in self.comparisons],
@@ -127,31 +132,43 @@ def _compare(
 
 
 def build_report(
-    runs: Sequence[LoadedRun], *, breakdown_keys: Sequence[str] | None = None
+    runs: Sequence[LoadedRun],
+    *,
+    breakdown_keys: Sequence[str] | None = None,
+    columns: Sequence[MetaColumn] | None = None,
 ) -> Report:
-    """Tables grouped by (run,) agent and model; groups differing in exactly one key are compared."""
+    """Tables grouped by (run,) agent and model; groups differing in exactly one key are compared.
+
+    ``columns`` defaults to those the runs' benchmarks declare (``registry.REPORT_COLUMNS``)."""
     results = [r for run in runs for r in run.results]
+    if columns is None:
+        columns = report_columns(run.config.benchmark for run in runs if run.config is not None)
     keys: tuple[str, ...] = (("run",) if len(runs) > 1 else ()) + ("agent", "model")
-    main = summarize(results, by=keys)
+    main = summarize(results, by=keys, columns=columns)
     breakdowns = {
-        key: summarize(results, by=keys + (key,)) for key in _breakdown_keys(results, breakdown_keys)
+        key: summarize(results, by=keys + (key,), columns=columns)
+        for key in _breakdown_keys(results, breakdown_keys)
     }
     comparisons = []
     groups = [tuple(s.group[k] for k in keys) for s in main]
     for a, b in combinations(groups, 2):
         if sum(x != y for x, y in zip(a, b)) == 1 and (found := _compare(results, keys, a, b)):
             comparisons.append(found)
-    return Report(keys, main, breakdowns, comparisons)
+    return Report(keys, main, breakdowns, comparisons, tuple(columns))
 
 
 # --- rendering ------------------------------------------------------------------------------
-def _table(rows: Sequence[Summary], keys: Sequence[str]) -> tuple[list[str], list[list[str]]]:
-    header = [*keys, "n", *(title for _, title, _ in COLUMNS), "SR 95% CI", "crashed"]
+def _table(
+    rows: Sequence[Summary], keys: Sequence[str], columns: Sequence[MetaColumn]
+) -> tuple[list[str], list[list[str]]]:
+    header = [*keys, "n", *(title for _, title, _ in COLUMNS), *(c.header for c in columns),
+              "SR 95% CI", "crashed"]
     body = [
         [
             *(str(row.group[k]) for k in keys),
             str(row.episodes),
             *(fmt.format(getattr(row, name)) for name, _, fmt in COLUMNS),
+            *(c.render(row.extra.get(c.key)) for c in columns),
             f"{row.sr_low:.1f}-{row.sr_high:.1f}",
             str(row.crashed),
         ]
@@ -175,9 +192,9 @@ def _comparison_table(report: Report) -> tuple[list[str], list[list[str]]]:
 
 
 def _sections(report: Report) -> list[tuple[str, list[str], list[list[str]]]]:
-    sections = [("Results", *_table(report.main, report.group_keys))]
+    sections = [("Results", *_table(report.main, report.group_keys, report.columns))]
     for key, rows in report.breakdowns.items():
-        sections.append((f"By {key}", *_table(rows, (*report.group_keys, key))))
+        sections.append((f"By {key}", *_table(rows, (*report.group_keys, key), report.columns)))
     if report.comparisons:
         sections.append(("Paired comparisons (same tasks and seeds)", *_comparison_table(report)))
     return sections
@@ -197,7 +214,8 @@ def to_markdown(report: Report) -> str:
 def _write_summaries_csv(report: Report, path: Path) -> None:
     extra = list(report.breakdowns)
     fields = ["table", *report.group_keys, *extra, "episodes", "successes", "sr", "sr_low", "sr_high",
-              "reward", "turns", "error", "cost", "prompt_tokens", "completion_tokens", "crashed"]
+              "reward", "turns", "error", "cost", "prompt_tokens", "completion_tokens",
+              *(c.key for c in report.columns), "crashed"]
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
@@ -205,7 +223,8 @@ def _write_summaries_csv(report: Report, path: Path) -> None:
         for table, rows in tables:
             for row in rows:
                 data = row.to_json()
-                writer.writerow({"table": table, **data.pop("group"), **data})
+                own = {key: "" if value is None else value for key, value in data.pop("extra").items()}
+                writer.writerow({"table": table, **data.pop("group"), **data, **own})
 
 
 def write_report(report: Report, out_dir: str | Path) -> list[Path]:

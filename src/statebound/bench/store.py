@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from statebound.bench.jsonio import dumps as _dumps
+from statebound.bench.jsonio import dumps, dumps_log
 from statebound.bench.plan import EpisodeKey, RunConfig
 from statebound.bench.types import EpisodeResult
 from statebound.errors import DefinitionError
@@ -84,7 +84,7 @@ class RunStore:
         stored = self.config()
         if stored is None:
             with self._transaction():
-                self._db.execute("INSERT INTO run VALUES ('config', ?)", (_dumps(config.to_json()),))
+                self._db.execute("INSERT INTO run VALUES ('config', ?)", (dumps(config.to_json()),))
                 self._db.execute("INSERT OR REPLACE INTO run VALUES ('created_at', ?)", (str(time.time()),))
             return
         if not resume:
@@ -110,7 +110,7 @@ class RunStore:
         now = time.time()
         rows = [
             (benchmark, result.task, result.agent, result.model, result.seed, position, result.error,
-             _dumps(result.row()), _dumps(result.trajectory), _dumps(result.events), now)
+             dumps(result.row()), dumps_log(result.trajectory), dumps_log(result.events), now)
             for result, position in finished
         ]
         with self._transaction():

@@ -8,6 +8,8 @@ ReAct and StateAct), so the harness's ``max_turns`` is not used.
 Each result has ``turns`` = environment steps, ``meta.task_type``, ``meta.steps`` and the counts
 ``put_corrections``, ``legacy_puts``, ``failed_actions``; StateAct variants that track state add
 ``state_accuracy``, ``state_location_accuracy``, ``state_inventory_accuracy`` and ``state_steps``.
+Reports add ``REPORT_COLUMNS``: state-tracking accuracy over all tracked steps (StateAct section
+6.3; blank for agents that do not track state) and put corrections per game.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from statebound.agents.alfworld.chain_of_states import VARIANTS
 from statebound.agents.alfworld.loop import LoopEpisode, ReactPolicy, StateActPolicy, play
 from statebound.agents.alfworld.stateflow import build_flow
 from statebound.agents.alfworld.walkthrough import play_walkthrough
+from statebound.bench.columns import MetaColumn
 from statebound.bench.trajectory import entry, record_flow
 from statebound.bench.types import EpisodeLimits, EpisodeResult, Task
 from statebound.envs.alfworld import AlfworldEnv, list_games, state_accuracy
@@ -29,9 +32,17 @@ from statebound.errors import DefinitionError
 from statebound.flow import RunResult
 from statebound.llm.base import LLM
 
-__all__ = ["AGENTS", "AlfworldBenchmark", "make_benchmark"]
+__all__ = ["AGENTS", "REPORT_COLUMNS", "AlfworldBenchmark", "make_benchmark"]
 
 AGENTS: tuple[str, ...] = ("react", *VARIANTS, "stateflow", "walkthrough")
+
+# Accuracies are per episode; weighting by its tracked steps gives the share of all steps.
+REPORT_COLUMNS: tuple[MetaColumn, ...] = (
+    MetaColumn("state_accuracy", "State acc %", scale=100, weight="state_steps"),
+    MetaColumn("state_location_accuracy", "Location acc %", scale=100, weight="state_steps"),
+    MetaColumn("state_inventory_accuracy", "Inventory acc %", scale=100, weight="state_steps"),
+    MetaColumn("put_corrections", "Put corrections/game"),
+)
 
 
 def _flag(value: Any) -> bool:

@@ -6,7 +6,9 @@
   (non-agent methods only); graded by exact match, with F1 in ``meta``.
 
 ``EpisodeResult.meta`` carries ``em``, ``f1``, the monitor's ``violations`` and ``corrections``, and
-for self-consistency ``votes`` / ``fell_back``.
+for self-consistency ``votes`` / ``fell_back``. Reports add the columns of ``GSM8K_COLUMNS`` /
+``HOTPOTQA_COLUMNS`` after the generic ones (SR % is the paper's exact-match accuracy; Turns is
+LLM calls per question).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from statebound.agents.qa.agents import (
     run_agent,
 )
 from statebound.agents.qa.prompts import Dataset
+from statebound.bench.columns import MetaColumn
 from statebound.bench.types import EpisodeLimits, EpisodeResult, Task
 from statebound.envs.qa.corpus import Corpus, hotpot_distractor_corpus, load_jsonl_corpus
 from statebound.envs.qa.datasets import QAItem, load_gsm8k, load_hotpotqa
@@ -33,7 +36,22 @@ from statebound.envs.qa.env import AnswerKind, QAEnvironment, grade_answer
 from statebound.errors import DefinitionError
 from statebound.llm.base import LLM
 
-__all__ = ["QABenchmark", "make_gsm8k", "make_hotpotqa"]
+__all__ = ["GSM8K_COLUMNS", "HOTPOTQA_COLUMNS", "QABenchmark", "make_gsm8k", "make_hotpotqa"]
+
+# The monitor's counts per question (mean over the episodes that ran; crashed ones have none).
+_MONITOR_COLUMNS = (
+    MetaColumn("violations", "Violations/q"),
+    MetaColumn("corrections", "Corrections/q"),
+    MetaColumn("env_calls", "Tool calls/q"),
+)
+# GSM8K accuracy is SR % (success = the final number matches), so no separate column.
+GSM8K_COLUMNS: tuple[MetaColumn, ...] = _MONITOR_COLUMNS
+# Paper Table 1 reports exact match; F1 is HotpotQA's second official metric. Crashed = 0.
+HOTPOTQA_COLUMNS: tuple[MetaColumn, ...] = (
+    MetaColumn("em", "EM %", scale=100, missing=0.0),
+    MetaColumn("f1", "F1 %", scale=100, missing=0.0),
+    *_MONITOR_COLUMNS,
+)
 
 
 @dataclass

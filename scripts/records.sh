@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Run (or resume) the committed benchmark records with the embedded model, then rebuild the report.
+#
+#   scripts/records.sh intercode-sql|intercode-bash|gsm8k|hotpotqa|alfworld [AGENT ...]
+#   scripts/records.sh BENCHMARK --list     # the agents and options of the record, one per line
+#
+# Each agent's run store is benchmarks/records/<benchmark>-smollm2/<agent>/run.sqlite. Runs resume:
+# episodes already stored are never redone, so the script can be stopped (even killed) and started
+# again at any time. Episodes are spread over a local Ray cluster with one llama.cpp thread per
+# worker (one worker per core); EXECUTOR=local runs them in this process instead (WORKERS=1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+benchmark=${1:?usage: scripts/records.sh BENCHMARK [AGENT ...]}
+shift
+case "$benchmark" in
+  intercode-sql)
+    agents=(stateflow react react-refined plan-solve sf-agent stateflow-no-verify stateflow-no-error
+            stateflow-no-observe sf-agent-no-verify sf-agent-no-error sf-agent-no-observe)
+    options=(--stratified 100 -O format=grammar --max-turns 10) ;;
+  intercode-bash)
+    agents=(stateflow sf-agent react plan-solve)
+    options=(-O format=grammar --max-turns 10) ;;
+  gsm8k|hotpotqa)
+    agents=(direct cot react rewoo reflexion pass pass-no-summary "direct->react" "direct->rewoo"
+            "direct->pass" "cot->react" "cot->rewoo" "cot->pass")
+    options=()  # HotpotQA: all 100 distractor questions; GSM8K: the first 200 test problems
+    if [ "$benchmark" = gsm8k ]; then options=(--limit 200); fi ;;
+  alfworld)
+    agents=(react stateact stateflow)
+    options=() ;;
+  *) echo "unknown benchmark '$benchmark': intercode-sql, intercode-bash, gsm8k, hotpotqa or alfworld" >&2; exit 2 ;;
+esac
+if [ "${1:-}" = --list ]; then
+  printf 'agent %s\n' "${agents[@]}"
+  if [ ${#options[@]} -gt 0 ]; then printf 'option %s\n' "${options[@]}"; fi
+  exit 0
+fi
+if [ $# -gt 0 ]; then agents=("$@"); fi
+
+records="benchmarks/records/$benchmark-smollm2"
+executor=${EXECUTOR:-ray}
+workers=${WORKERS:-$(nproc)}
+for agent in "${agents[@]}"; do
+  echo "== $benchmark / $agent ($(date -u +%H:%M:%S))"
+  STATEBOUND_THREADS=1 .venv/bin/statebound eval "$benchmark" -a "$agent" -m smollm2 "${options[@]}" \
+    --executor "$executor" -j "$workers" --no-progress --out "$records/${agent//>/}" --resume
+done
+# fold each store's write-ahead log into it, so the committed file is complete on its own
+for store in "$records"/*/run.sqlite; do
+  .venv/bin/python - "$store" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+db.execute("PRAGMA journal_mode=DELETE")
+db.close()
+EOF
+done
+.venv/bin/statebound report $(dirname "$records"/*/run.sqlite) --out "$records"

@@ -104,6 +104,19 @@ async def call_with_retries(
     secrets: tuple[Secret | None, ...] = (),
 ) -> T:
     """Run ``call`` until it succeeds, the fault is not retryable, or attempts run out."""
+    try:  # the usual case, without setting up the retry machinery
+        return await call()
+    except Exception as error:  # noqa: BLE001 - classified below, exactly as in the retry loop
+        if classify(error) is None:
+            raise
+        first_failure: Exception | None = error
+
+    async def attempt_call() -> T:
+        nonlocal first_failure
+        if first_failure is not None:  # attempt 1 is the one that just failed
+            failure, first_failure = first_failure, None
+            raise failure
+        return await call()
 
     def log_retry(state: RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome else None
@@ -130,7 +143,7 @@ async def call_with_retries(
             with attempt:
                 attempts = attempt.retry_state.attempt_number
                 try:
-                    return await call()
+                    return await attempt_call()
                 except Exception as error:
                     fault = classify(error)
                     if fault is None:  # not a provider fault (a bug, a cancellation): as is

@@ -50,9 +50,12 @@ done
 for store in "$records"/*/run.sqlite; do
   .venv/bin/python - "$store" <<'EOF'
 import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-db.execute("PRAGMA journal_mode=DELETE")
+db = sqlite3.connect(sys.argv[1], timeout=1)
+try:
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.execute("PRAGMA journal_mode=DELETE")
+except sqlite3.OperationalError as error:  # another run is writing it: leave it in WAL mode
+    print(f"{sys.argv[1]}: left as is ({error})", file=sys.stderr)
 db.close()
 EOF
 done

@@ -174,6 +174,11 @@ class LlamaCppLLM:
         return self._model
 
     @property
+    def cache_identity(self) -> str:
+        """The model file and how messages are sent (what a response cache must tell apart)."""
+        return f"llama.cpp|{self._model}|{self.path.name}|{self.mode}|{self.options.chat_format}"
+
+    @property
     def capabilities(self) -> Capabilities:
         return Capabilities(
             completion=True, chat=True, logprobs=True, grammar=True, extras=frozenset({"seed"})

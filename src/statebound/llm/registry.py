@@ -105,9 +105,14 @@ def open_model(name: str | None = None, **options: Any) -> LLM:
     Local models take ``mode`` ("chat" or "completion"), ``n_ctx``, ``n_threads``, ``n_batch``,
     ``chat_format``. OpenAI-compatible ones take ``base_url``, ``api_key``, ``timeout``,
     ``attempts``, ``transport`` ("aiohttp" or "httpx"), ``completions``, ``grammar_field``, ``retry``.
-    ``scripted`` takes ``replies``.
+    ``scripted`` takes ``replies``. Any model takes ``cache=PATH``: deterministic requests are
+    answered from (and stored in) that file, see :mod:`statebound.llm.cache`.
     """
     name = (name or default_model()).strip()
+    if (cache := options.pop("cache", None)) is not None:
+        from statebound.llm.cache import CachedLLM
+
+        return CachedLLM(open_model(name, **options), cache)
     if name == "smollm2":
         return _open_local(name, smollm2_path, "chat", SMOLLM2_CONTEXT, options)
     if name == "gemma3-270m":  # a base model: plain completion unless asked otherwise

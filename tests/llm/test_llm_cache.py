@@ -1,0 +1,116 @@
+"""The persistent response cache: what is replayed, what is not, and that replays keep usage."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from statebound.llm.base import Capabilities, Choice, Request, TokenLogprob, chat
+from statebound.llm.cache import CachedLLM, request_key
+from statebound.llm.registry import open_model
+from statebound.llm.testing import FunctionLLM
+
+
+def counting_llm(model: str = "function") -> FunctionLLM:
+    """Each reply says how many requests came before it, so a fresh call never equals a replay."""
+    llm = FunctionLLM(lambda r: f"reply {len(llm.requests)}", model=model)
+    return llm
+
+
+async def test_greedy_requests_are_replayed_with_their_usage(tmp_path):
+    inner = counting_llm()
+    cached = CachedLLM(inner, tmp_path / "cache.sqlite")
+    request = chat(("user", "What is 2 + 2?"), max_tokens=8)
+    first = await cached.complete(request)
+    second = await cached.complete(request)
+    assert second == first and first.text == "reply 1"
+    assert len(inner.requests) == 1 and (cached.hits, cached.misses) == (1, 1)
+    assert second.usage.prompt_tokens == 5 and second.usage.calls == 1  # charged as a real call
+
+
+async def test_any_field_of_the_request_is_part_of_the_key(tmp_path):
+    inner = counting_llm()
+    cached = CachedLLM(inner, tmp_path / "cache.sqlite")
+    base = chat(("user", "Q"), max_tokens=8)
+    variants = [base, chat(("user", "Q"), max_tokens=9), chat(("user", "Q"), max_tokens=8, stop=("\n",)),
+                chat(("system", "Q"), max_tokens=8), Request(prompt="Q", max_tokens=8),
+                chat(("user", "Q"), max_tokens=8, grammar='root ::= "a"')]
+    texts = [(await cached.complete(v)).text for v in variants]
+    assert texts == [f"reply {i}" for i in range(1, 7)]
+    assert cached.hits == 0
+
+
+async def test_sampling_without_a_seed_is_never_cached(tmp_path):
+    inner = counting_llm()
+    cached = CachedLLM(inner, tmp_path / "cache.sqlite")
+    sampled = chat(("user", "Q"), temperature=0.7)
+    assert (await cached.complete(sampled)).text != (await cached.complete(sampled)).text
+    seeded = chat(("user", "Q"), temperature=0.7, seed=3)
+    assert (await cached.complete(seeded)).text == (await cached.complete(seeded)).text
+    assert len(inner.requests) == 3
+
+
+async def test_the_store_persists_and_is_per_model(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    request = chat(("user", "Q"))
+    first = CachedLLM(counting_llm(), path)
+    stored = await first.complete(request)
+    await first.aclose()
+    again = CachedLLM(counting_llm(), path)  # a new process would see the same file
+    assert await again.complete(request) == stored and again.hits == 1
+    other = CachedLLM(counting_llm(model="another"), path)
+    assert (await other.complete(request)).model == "another" and other.hits == 0
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM completions").fetchone() == (2,)
+
+
+async def test_logprobs_and_finish_reasons_survive_a_replay(tmp_path):
+    reply = Choice("yes", finish_reason="length", logprobs=(TokenLogprob("yes", -0.25),))
+    cached = CachedLLM(FunctionLLM(lambda r: reply), tmp_path / "cache.sqlite")
+    request = Request(prompt="Is it?", logprobs=True, max_tokens=1)
+    await cached.complete(request)
+    replay = await CachedLLM(FunctionLLM(lambda r: "other"), tmp_path / "cache.sqlite").complete(request)
+    assert replay.choices == (reply,)
+
+
+def test_key_is_stable_and_open_model_wraps(tmp_path):
+    request = chat(("user", "Q"), seed=1)
+    assert request_key("m", request) == request_key("m", chat(("user", "Q"), seed=1))
+    assert request_key("m", request) != request_key("n", request)
+    model = open_model("scripted", replies=["a"], cache=str(tmp_path / "c.sqlite"))
+    assert isinstance(model, CachedLLM) and model.model == "scripted"
+    assert model.capabilities == Capabilities(completion=True, chat=True, logprobs=True)
+
+
+async def test_a_hybrid_replays_the_calls_of_the_agents_it_combines(tmp_path, monkeypatch):
+    """``cot->react`` after ``cot`` and ``react``: every call of the hybrid is a replay."""
+    from statebound.bench.registry import load_benchmark
+    from statebound.bench.types import EpisodeLimits
+
+    bench = load_benchmark("hotpotqa", limit=1)
+    task = bench.tasks()[0]
+    answers = iter(range(1000))  # every sample answers differently: the hybrid must fall back
+
+    def respond(request: Request) -> str:
+        return f"Thought] guess.\n[Answer] answer {next(answers)}\n"
+
+    caps = Capabilities(completion=True, chat=True, logprobs=True, grammar=True)
+    inner = FunctionLLM(respond, capabilities=caps)
+    cached = CachedLLM(inner, tmp_path / "cache.sqlite")
+    limits = EpisodeLimits(max_turns=6)
+    cot = await bench.run_episode(task, "cot", cached, seed=0, limits=limits)
+    react = await bench.run_episode(task, "react", cached, seed=0, limits=limits)
+    calls_before = len(inner.requests)
+    both = await bench.run_episode(task, "cot->react", cached, seed=0, limits=limits)
+    assert len(inner.requests) == calls_before, "the hybrid made a call the agents had not made"
+    assert both.meta["fell_back"] is True and both.meta["answer"] == react.meta["answer"]
+    assert both.prompt_tokens == cot.prompt_tokens + react.prompt_tokens
+    assert cached.hits == both.llm_calls > 0
+
+
+@pytest.mark.parametrize("temperature,seed,cached", [(0.0, None, True), (0.7, None, False), (0.7, 5, True)])
+def test_which_requests_are_deterministic(temperature, seed, cached):
+    from statebound.llm.cache import is_deterministic
+
+    assert is_deterministic(chat(("user", "Q"), temperature=temperature, seed=seed)) is cached

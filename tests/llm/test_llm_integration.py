@@ -89,3 +89,36 @@ def test_gemma_base_model_completes_under_a_grammar() -> None:
     assert llm.mode == "completion" and llm.path.name == "gemma-3-270m-q4_k_m.gguf"
     request = Request(prompt="Is fire hot? Answer:", max_tokens=3, grammar='root ::= " yes" | " no"')
     assert complete_sync(llm, request).text in (" yes", " no")
+
+
+@pytest.mark.parametrize("grammar", [
+    'root ::= "Thought: " [^\\n]{1,300} "\\nAction: " ("submit" | "execute[" [^\\n]{1,400} "]")',
+    'root ::= ("yes" | "no") "." [ a-z]{0,20}',
+])
+def test_lazy_grammar_sampling_picks_the_same_tokens_as_the_full_grammar(grammar: str) -> None:
+    """Greedy decoding with the grammar checked lazily equals llama-cpp-python's own sampling.
+
+    Each run starts from an empty KV cache: reusing a cached prefix changes llama.cpp's float
+    arithmetic slightly, which could flip a near tie whichever sampler runs."""
+    from llama_cpp import Llama, LlamaGrammar
+
+    from statebound.llm.lazy_grammar import lazy_grammar_sampling
+    from statebound.llm.model_files import smollm2_path
+
+    llama = Llama(model_path=str(smollm2_path()), n_ctx=1024, n_threads=1, verbose=False)
+    messages = [{"role": "user", "content": "How many files in /testbed are larger than 1 kB?"}]
+
+    def generate() -> str:
+        llama.reset()
+        parsed = LlamaGrammar.from_string(grammar, verbose=False)
+        reply = llama.create_chat_completion(messages=messages, max_tokens=48, temperature=0, grammar=parsed)
+        return reply["choices"][0]["message"]["content"]
+
+    try:
+        full = generate()
+        with lazy_grammar_sampling(llama):
+            lazy = generate()
+        assert "_init_sampler" not in vars(llama)  # the patch is gone after the block
+    finally:
+        llama.close()
+    assert lazy == full and lazy

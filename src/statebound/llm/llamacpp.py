@@ -6,6 +6,9 @@ thread-safe, so calls on it are serialized with a lock and run in a worker threa
 event loop free. Log-probabilities need ``logits_all=True`` (slower, more memory), so a second
 instance with it is loaded only when a request first asks for log-probabilities.
 
+Greedy requests with a grammar check the grammar against the model's first choice before the
+whole vocabulary (:mod:`statebound.llm.lazy_grammar`): the same tokens, about a third less time.
+
 Two modes decide how chat messages are sent:
 
 - ``mode="chat"``: messages go through the model's chat template.
@@ -35,6 +38,7 @@ from statebound.llm.base import (
     TokenLogprob,
     Usage,
 )
+from statebound.llm.lazy_grammar import lazy_grammar_sampling
 from statebound.llm.model_files import llama_cpp_missing
 
 if TYPE_CHECKING:
@@ -190,7 +194,7 @@ class LlamaCppLLM:
     def complete_blocking(self, request: Request) -> Completion:
         """The same as :meth:`complete`, in the calling thread (blocks it)."""
         engine = _load(self.path, self.options, request.logprobs)
-        with engine.lock:
+        with engine.lock, lazy_grammar_sampling(engine.llama):
             if request.grammar is not None:
                 _check_grammar(engine.llama, request.grammar)
             raws = [self._sample(engine.llama, request, i) for i in range(request.n)]

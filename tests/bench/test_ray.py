@@ -34,3 +34,60 @@ async def test_ray_run_equals_local_run(tmp_path):
     local_report, _ = finish_run([local], out_dir=local, plots=False)
     ray_report, _ = finish_run([remote], out_dir=remote, plots=False)
     assert ray_report.main == local_report.main
+
+
+def test_a_lost_cluster_is_told_apart_from_a_crashed_worker():
+    """Episodes cut off by the cluster going away are not results: the run stops instead."""
+    exceptions = pytest.importorskip("ray.exceptions")
+    from statebound.bench.executors import cluster_lost
+
+    assert cluster_lost(exceptions.NodeDiedError("node 1 died"))
+    assert cluster_lost(exceptions.LocalRayletDiedError())
+    assert not cluster_lost(exceptions.WorkerCrashedError())  # may be the episode's own doing
+    assert not cluster_lost(ValueError("bad SQL"))
+
+
+async def test_stopping_the_cluster_mid_run_stores_no_episode_it_cut_off(tmp_path):
+    """The run stops with a clear error; what finished is kept and --resume runs the rest."""
+    ray = pytest.importorskip("ray")
+    import asyncio
+
+    from statebound.errors import EnvironmentUnavailable
+
+    config, _ = prepare_run(
+        "toy", agents=["direct"], models=["function:statebound.bench.toy:slow_oracle"],
+        benchmark_options={"count": 40},
+    )
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    run = asyncio.ensure_future(execute_run(
+        config, out_dir=tmp_path, execution=Execution(executor="ray", concurrency=2, progress=False)))
+    try:
+        while not (tmp_path / "run.sqlite").exists() or _stored(tmp_path) < 2:
+            await asyncio.sleep(0.1)
+        _kill_local_raylet()  # the cluster goes away under the run
+        with pytest.raises(EnvironmentUnavailable, match="--resume"):
+            await run
+    finally:
+        ray.shutdown()
+    with RunStore(tmp_path, create=False) as store:
+        results = store.results()
+    assert 2 <= len(results) < 40 and all(r.error is None for r in results)
+
+
+def _kill_local_raylet() -> None:
+    import psutil
+
+    raylets = [p for p in psutil.Process().children(recursive=True) if p.name() == "raylet"]
+    assert raylets, "ray.init started no raylet under this process"
+    for process in raylets:
+        process.kill()
+
+
+def _stored(run_dir) -> int:
+    import sqlite3
+
+    with sqlite3.connect(run_dir / "run.sqlite", timeout=5) as db:
+        try:
+            return db.execute("SELECT count(*) FROM episodes").fetchone()[0]
+        except sqlite3.OperationalError:  # the table is not there yet
+            return 0

@@ -22,7 +22,7 @@ from statebound.bench.types import Benchmark, EpisodeLimits, EpisodeResult
 from statebound.errors import DefinitionError, EnvironmentUnavailable
 from statebound.llm.base import LLM
 
-__all__ = ["Executor", "LocalExecutor", "RayExecutor", "make_executor"]
+__all__ = ["Executor", "LocalExecutor", "RayExecutor", "cluster_lost", "make_executor"]
 
 
 class Executor(Protocol):
@@ -97,6 +97,15 @@ class LocalExecutor:
         await self._workspace.aclose()
 
 
+def cluster_lost(error: BaseException) -> bool:
+    """Whether a Ray task failed because the cluster (a node, the local raylet, Ray itself) went
+    away, as opposed to its worker crashing while running the episode."""
+    from ray import exceptions
+
+    lost = (exceptions.NodeDiedError, exceptions.LocalRayletDiedError, exceptions.RaySystemError)
+    return isinstance(error, lost)
+
+
 _WORKER_SPACE = _Workspace()  # one per Ray worker process, with one event loop kept across tasks
 _WORKER_LOOP: asyncio.AbstractEventLoop | None = None
 
@@ -141,6 +150,11 @@ class RayExecutor:
         try:
             return await ref
         except Exception as exc:  # noqa: BLE001 - the worker died: record it like a crashed episode
+            if cluster_lost(exc):  # not the episode's doing: stop the run, store nothing for it
+                raise EnvironmentUnavailable(
+                    f"the Ray cluster went away ({type(exc).__name__}); episodes in flight were not "
+                    "stored: run the same command again with --resume"
+                ) from exc
             return EpisodeResult(
                 task=plan.key.task, agent=plan.key.agent, model=plan.model.name, seed=plan.key.seed,
                 error=f"ray: {type(exc).__name__}: {exc}", exit_reason="crashed", meta=dict(plan.task.meta),

@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 
 from statebound.bench.types import Benchmark, EpisodeLimits, EpisodeResult, Task
 from statebound.errors import BudgetExceeded, ModelUnavailable, UnsupportedFeature
-from statebound.llm.base import LLM, Capabilities, Completion, Request
+from statebound.llm.base import LLM, Completion, LLMWrapper, Request
 from statebound.llm.usage import UsageMeter
 
 __all__ = ["BudgetedLLM", "execute_episode"]
 
 
 @dataclass
-class BudgetedLLM:
+class BudgetedLLM(LLMWrapper):
     """Meters one episode's calls (usage and cost) and raises :class:`BudgetExceeded` once
     ``max_tokens`` have been used."""
 
@@ -30,13 +30,8 @@ class BudgetedLLM:
     max_tokens: int | None = None
     meter: UsageMeter = field(default_factory=UsageMeter)
 
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    @property
-    def capabilities(self) -> Capabilities:
-        return self.inner.capabilities
+    def wrapped(self) -> LLM:
+        return self.inner
 
     async def complete(self, request: Request) -> Completion:
         if self.max_tokens is not None and self.meter.total.total_tokens >= self.max_tokens:

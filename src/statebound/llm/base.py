@@ -129,6 +129,22 @@ class LLM(Protocol):
     async def complete(self, request: Request) -> Completion: ...
 
 
+class LLMWrapper:
+    """Base of an LLM that adds behaviour around another (metering, budgets, caching): ``model``
+    and ``capabilities`` are those of :meth:`wrapped`."""
+
+    def wrapped(self) -> LLM:
+        raise NotImplementedError
+
+    @property
+    def model(self) -> str:
+        return self.wrapped().model
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.wrapped().capabilities
+
+
 def chat(*messages: tuple[Role, str] | Message, **options: object) -> Request:
     """Build a chat request: ``chat(("system", "..."), ("user", "..."), max_tokens=64)``."""
     built = tuple(m if isinstance(m, Message) else Message(m[0], m[1]) for m in messages)

@@ -22,7 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from statebound.llm.base import LLM, Capabilities, Choice, Completion, Request, TokenLogprob, Usage
+from statebound.llm.base import LLM, Choice, Completion, LLMWrapper, Request, TokenLogprob, Usage
 
 __all__ = ["CachedLLM", "identity_of", "is_deterministic", "request_key"]
 
@@ -64,7 +64,7 @@ def _decode(blob: bytes) -> Completion:
     return Completion(choices=choices, usage=Usage(**data["usage"]), model=data["model"])
 
 
-class CachedLLM:
+class CachedLLM(LLMWrapper):
     """Wraps any :class:`~statebound.llm.base.LLM`; deterministic requests are answered from ``path``."""
 
     def __init__(self, llm: LLM, path: str | Path) -> None:
@@ -79,13 +79,8 @@ class CachedLLM:
     def __repr__(self) -> str:
         return f"CachedLLM({self.inner!r}, {str(self.path)!r})"
 
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    @property
-    def capabilities(self) -> Capabilities:
-        return self.inner.capabilities
+    def wrapped(self) -> LLM:
+        return self.inner
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from statebound.llm.base import LLM, Capabilities, Completion, Request, Usage
+from statebound.llm.base import LLM, Completion, LLMWrapper, Request, Usage
 from statebound.llm.pricing import cost, is_priced
 
 __all__ = ["MeteredLLM", "UsageMeter", "UsageRecord"]
@@ -73,7 +73,7 @@ class UsageMeter:
 
 
 @dataclass
-class MeteredLLM:
+class MeteredLLM(LLMWrapper):
     """Wraps an LLM so every completion is recorded in ``meter`` under ``label``.
 
     ``meter.records`` then lists each call; ``MeteredLLM(llm, meter, label="Solve")`` is how a
@@ -84,13 +84,8 @@ class MeteredLLM:
     meter: UsageMeter
     label: str | None = None
 
-    @property
-    def model(self) -> str:
-        return self.llm.model
-
-    @property
-    def capabilities(self) -> Capabilities:
-        return self.llm.capabilities
+    def wrapped(self) -> LLM:
+        return self.llm
 
     def labelled(self, label: str | None) -> MeteredLLM:
         """The same model and meter under another label."""

@@ -71,6 +71,27 @@ def test_breakdown_and_comparison(run_dir):
     assert (comparison.mcnemar.only_a, comparison.mcnemar.only_b) == (0, 1)
     assert comparison.mcnemar.p_value == 1.0
     assert comparison.bootstrap.mean_difference == pytest.approx(-0.75 / 4)
+    assert comparison.prompt_ratio == 1.0  # both agents used the same prompt tokens per task
+
+
+def test_comparison_gives_the_prompt_token_ratio_on_shared_tasks(tmp_path):
+    """The papers' cost claim (StateFlow at about 0.3x ReAct's prompt tokens) as a column."""
+    from statebound.bench.report import to_markdown
+
+    config = RunConfig(benchmark="hand", agents=("flow", "react"), models=(ModelSpec("m"),),
+                       task_ids=("t1", "t2", "t3"))
+    tokens = {("flow", "t1"): 100, ("flow", "t2"): 300, ("react", "t1"): 400, ("react", "t2"): 400,
+              ("react", "t3"): 4000}  # t3 only ran for react: not part of the paired ratio
+    with RunStore(tmp_path) as store:
+        store.start(config, resume=False)
+        for position, ((agent, task), used) in enumerate(tokens.items()):
+            result = EpisodeResult(task=task, agent=agent, model="m", reward=0.0, success=False,
+                                   turns=1, prompt_tokens=used)
+            store.save(result, benchmark="hand", position=position)
+    report = build_report(load_runs([tmp_path]))
+    (comparison,) = report.comparisons
+    assert comparison.paired == 2 and comparison.prompt_ratio == pytest.approx(200 / 400)
+    assert "p-tokens A/B" in to_markdown(report) and "| 0.50x |" in to_markdown(report)
 
 
 def test_two_runs_side_by_side(run_dir, tmp_path_factory):

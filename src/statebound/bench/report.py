@@ -66,7 +66,8 @@ def load_runs(directories: Sequence[str | Path], *, with_trajectories: bool = Fa
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """Two groups (e.g. two agents) on the tasks they share: McNemar on success, bootstrap on reward."""
+    """Two groups (e.g. two agents) on the tasks they share: McNemar on success, bootstrap on
+    reward, and mean prompt tokens (the papers' cost comparison, e.g. StateFlow at 0.3x ReAct's)."""
 
     a: dict[str, Any]
     b: dict[str, Any]
@@ -75,6 +76,13 @@ class Comparison:
     sr_b: float
     mcnemar: McNemar
     bootstrap: Bootstrap
+    prompt_tokens_a: float = 0.0
+    prompt_tokens_b: float = 0.0
+
+    @property
+    def prompt_ratio(self) -> float | None:
+        """A's mean prompt tokens as a multiple of B's (None when B used none)."""
+        return self.prompt_tokens_a / self.prompt_tokens_b if self.prompt_tokens_b else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +129,8 @@ def _compare(
     success_a = [left[p].success for p in shared]
     success_b = [right[p].success for p in shared]
     return Comparison(
+        prompt_tokens_a=sum(left[p].prompt_tokens for p in shared) / len(shared),
+        prompt_tokens_b=sum(right[p].prompt_tokens for p in shared) / len(shared),
         a=dict(zip(keys, a)),
         b=dict(zip(keys, b)),
         paired=len(shared),
@@ -179,14 +189,15 @@ def _table(
 
 def _comparison_table(report: Report) -> tuple[list[str], list[list[str]]]:
     header = ["A", "B", "paired", "SR A %", "SR B %", "A only", "B only", "McNemar p",
-              "mean reward A-B", "95% CI", "bootstrap p"]
+              "mean reward A-B", "95% CI", "bootstrap p", "p-tokens A/B"]
     body = []
     for c in report.comparisons:
+        ratio = "" if c.prompt_ratio is None else f"{c.prompt_ratio:.2f}x"
         body.append([
             group_label(c.a), group_label(c.b), str(c.paired), f"{c.sr_a:.2f}", f"{c.sr_b:.2f}",
             str(c.mcnemar.only_a), str(c.mcnemar.only_b), f"{c.mcnemar.p_value:.4g}",
             f"{c.bootstrap.mean_difference:+.4f}", f"[{c.bootstrap.low:+.4f}, {c.bootstrap.high:+.4f}]",
-            f"{c.bootstrap.p_value:.4g}",
+            f"{c.bootstrap.p_value:.4g}", ratio,
         ])
     return header, body
 

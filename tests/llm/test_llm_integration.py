@@ -122,3 +122,21 @@ def test_lazy_grammar_sampling_picks_the_same_tokens_as_the_full_grammar(grammar
     finally:
         llama.close()
     assert lazy == full and lazy
+
+
+def test_scoring_a_text_gives_the_logprobs_of_generating_it() -> None:
+    """One batched evaluation (score=) agrees with the log-probabilities of greedy generation."""
+    llm = open_model("smollm2", mode="completion")
+    context = "The capital of France is"
+    generated = complete_sync(llm, Request(prompt=context, max_tokens=6, logprobs=True)).choices[0]
+    scored = complete_sync(llm, Request(prompt=context, score=generated.text, logprobs=True))
+    assert scored.text == generated.text and scored.usage.completion_tokens == 0
+    assert generated.logprobs and scored.choices[0].logprobs
+    assert [t.token for t in scored.choices[0].logprobs] == [t.token for t in generated.logprobs]
+    # One batch against one token at a time: llama.cpp's quantized arithmetic differs by up to a
+    # few tenths of a nat on later tokens; a misplaced position would be off by several nats.
+    for ours, theirs in zip(scored.choices[0].logprobs, generated.logprobs):
+        assert ours.logprob == pytest.approx(theirs.logprob, abs=0.25)
+    assert scored.choices[0].logprobs[0].logprob == pytest.approx(generated.logprobs[0].logprob, abs=0.05)
+    unlikely = complete_sync(llm, Request(prompt=context, score=" a purple elephant", logprobs=True))
+    assert sum(t.logprob for t in unlikely.choices[0].logprobs or ()) < sum(t.logprob for t in generated.logprobs)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from statebound.agents.qa.summary_choice import normalized_score, score_continuation
 from statebound.bench.registry import load_benchmark
 from statebound.bench.types import EpisodeLimits
+from statebound.llm.base import LLM, Capabilities, Completion, LLMWrapper, Request
 from statebound.llm.model_files import llama_cpp_missing
 from statebound.llm.registry import open_model
 
@@ -16,15 +19,36 @@ pytestmark = [
 ]
 
 
-async def test_forced_decoding_scores_a_given_text():
+class _WithoutScoring(LLMWrapper):
+    """The embedded model as a backend that can only force a text through its sampler."""
+
+    def __init__(self, inner: LLM) -> None:
+        self.inner = inner
+
+    def wrapped(self) -> LLM:
+        return self.inner
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return replace(self.inner.capabilities, scoring=False)
+
+    async def complete(self, request: Request) -> Completion:
+        assert request.score is None
+        return await self.inner.complete(request)
+
+
+async def test_scoring_and_forced_decoding_agree_on_a_given_text():
     llm = open_model("smollm2", mode="completion")
     context = "Question: What is the capital of France?\nAnswer:"
     likely = await score_continuation(llm, context, " The capital of France is Paris.")
     unlikely = await score_continuation(llm, context, " Purple elephants sing loudly.")
     assert likely.logprobs and unlikely.logprobs
     assert all(lp <= 0 for lp in likely.logprobs + unlikely.logprobs)
-    assert likely.usage.completion_tokens == len(likely.logprobs)
+    assert likely.usage.completion_tokens == 0 and likely.usage.prompt_tokens > len(likely.logprobs)
     assert normalized_score(likely.logprobs) > normalized_score(unlikely.logprobs)
+    forced = await score_continuation(_WithoutScoring(llm), context, " The capital of France is Paris.")
+    assert forced.usage.completion_tokens == len(forced.logprobs)  # one decoding step per token
+    assert forced.logprobs == pytest.approx(likely.logprobs, abs=0.25)  # batch vs one by one
 
 
 @pytest.mark.parametrize(("benchmark", "agent"), [("gsm8k", "direct"), ("hotpotqa", "cot")])

@@ -76,3 +76,25 @@ async def test_score_continuation_needs_grammar_and_logprobs():
     with pytest.raises(UnsupportedFeature, match="pass-no-summary"):
         await score_continuation(llm, "ctx", "text")
     assert (await score_continuation(llm, "ctx", "")).logprobs == ()
+
+
+async def test_a_scoring_backend_is_asked_to_score_not_to_decode():
+    def respond(request):
+        assert request.grammar is None and request.score == "Nixon was the namesake."
+        return Choice(text=request.score, logprobs=tuple(TokenLogprob(t, -0.25) for t in request.score.split()))
+
+    llm = FunctionLLM(respond, capabilities=Capabilities(chat=True, scoring=True))
+    scored = await score_continuation(llm, "ctx ", "Nixon was the namesake.")
+    assert scored.logprobs == (-0.25,) * 4 and llm.requests[0].prompt == "ctx "
+
+
+async def test_a_double_that_does_not_score_refuses_a_scoring_request():
+    from statebound.llm.base import Request
+
+    llm = FunctionLLM(lambda r: "x", capabilities=GRAMMAR_CAPS)
+    with pytest.raises(UnsupportedFeature, match="does not score"):
+        await llm.complete(Request(prompt="ctx", score="text"))
+    with pytest.raises(ValueError, match="without a grammar"):
+        Request(prompt="ctx", score="text", grammar='root ::= "x"')
+    with pytest.raises(ValueError, match="continues a prompt"):
+        Request(messages=(), score="text")

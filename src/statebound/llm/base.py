@@ -83,7 +83,9 @@ class Request:
     """A completion request: exactly one of ``prompt`` (plain completion) or ``messages`` (chat).
 
     ``grammar`` is a GBNF grammar; only backends that can constrain decoding accept it (others
-    raise :class:`~statebound.errors.UnsupportedFeature`).
+    raise :class:`~statebound.errors.UnsupportedFeature`). ``score`` asks for nothing to be
+    generated: the reply is ``score`` itself with the log-probability of each of its tokens as a
+    continuation of ``prompt`` (backends with ``capabilities.scoring``).
     """
 
     prompt: str | None = None
@@ -95,10 +97,13 @@ class Request:
     logprobs: bool = False
     grammar: str | None = None
     seed: int | None = None
+    score: str | None = None
 
     def __post_init__(self) -> None:
         if (self.prompt is None) == (self.messages is None):
             raise ValueError("a Request needs exactly one of prompt= or messages=")
+        if self.score is not None and (self.prompt is None or self.n != 1 or self.grammar is not None):
+            raise ValueError("a score= request continues a prompt= once, without a grammar")
         if self.n < 1:
             raise ValueError("n must be at least 1")
         if self.max_tokens < 1:
@@ -113,6 +118,7 @@ class Capabilities:
     chat: bool = True  # accepts Request.messages
     logprobs: bool = False
     grammar: bool = False
+    scoring: bool = False  # takes Request(prompt=..., score=...): log-probabilities of a given text
     extras: frozenset[str] = field(default_factory=frozenset)
 
 

@@ -39,6 +39,7 @@ from statebound.llm.base import (
     Usage,
 )
 from statebound.llm.lazy_grammar import lazy_grammar_sampling
+from statebound.llm.llama_scoring import score_text
 from statebound.llm.model_files import llama_cpp_missing
 
 if TYPE_CHECKING:
@@ -185,7 +186,8 @@ class LlamaCppLLM:
     @property
     def capabilities(self) -> Capabilities:
         return Capabilities(
-            completion=True, chat=True, logprobs=True, grammar=True, extras=frozenset({"seed"})
+            completion=True, chat=True, logprobs=True, grammar=True, scoring=True,
+            extras=frozenset({"seed"}),
         )
 
     async def complete(self, request: Request) -> Completion:
@@ -193,6 +195,8 @@ class LlamaCppLLM:
 
     def complete_blocking(self, request: Request) -> Completion:
         """The same as :meth:`complete`, in the calling thread (blocks it)."""
+        if request.score is not None:
+            return self._score(request.prompt or "", request.score)
         engine = _load(self.path, self.options, request.logprobs)
         with engine.lock, lazy_grammar_sampling(engine.llama):
             if request.grammar is not None:
@@ -205,6 +209,22 @@ class LlamaCppLLM:
             calls=1,
         )
         return Completion(choices=choices, usage=usage, model=self._model)
+
+    def _score(self, context: str, text: str) -> Completion:
+        engine = _load(self.path, self.options, False)  # logits only where asked: no logits_all
+        with engine.lock:
+            try:
+                logprobs, evaluated = score_text(engine.llama, context, text)
+            except ValueError as error:
+                if "context window" not in str(error):
+                    raise
+                raise ProviderError(f"{error}; shorten the text or open the model with a larger n_ctx "
+                                    f"(now {self.options.n_ctx})", provider=PROVIDER) from None
+        return Completion(
+            choices=(Choice(text=text, finish_reason="stop", logprobs=logprobs),),
+            usage=Usage(prompt_tokens=evaluated, completion_tokens=0, calls=1),
+            model=self._model,
+        )
 
     def _sample(self, llama: Llama, request: Request, index: int) -> dict[str, Any]:
         from llama_cpp import LlamaGrammar

@@ -205,6 +205,10 @@ class OpenAICompatLLM:
         return Completion(choices=tuple(choices[: request.n]), usage=usage, model=self.model)
 
     def _check(self, request: Request) -> None:
+        if request.score is not None:
+            raise UnsupportedFeature(
+                "an OpenAI-compatible server cannot score a given text here; use a local model"
+            )
         if request.prompt is not None and not self._capabilities.completion:
             raise UnsupportedFeature(
                 f"{self.settings.model} has no /completions endpoint here: send chat messages, "

@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 
+from statebound.errors import UnsupportedFeature
 from statebound.llm.base import Capabilities, Choice, Completion, Request, TokenLogprob, Usage
 
 Reply = str | Choice
@@ -31,6 +32,13 @@ def apply_stop(text: str, stop: Iterable[str]) -> tuple[str, str]:
     """Cut ``text`` at the earliest stop sequence, as a real backend would."""
     cut = min((i for s in stop if (i := text.find(s)) >= 0), default=-1)
     return (text[:cut], "stop") if cut >= 0 else (text, "stop")
+
+
+def refuse_unsupported(request: Request, capabilities: Capabilities) -> None:
+    """Raise :class:`UnsupportedFeature` for a scoring request to a double that does not score,
+    as a real backend would."""
+    if request.score is not None and not capabilities.scoring:
+        raise UnsupportedFeature("this test double does not score text (give it capabilities with scoring=True)")
 
 
 def _choice(reply: Reply, request: Request) -> Choice:
@@ -77,6 +85,7 @@ class ScriptedLLM:
         return len(self._queue)
 
     async def complete(self, request: Request) -> Completion:
+        refuse_unsupported(request, self.capabilities)
         self.requests.append(request)
         if len(self._queue) < request.n:
             raise LookupError(
@@ -100,6 +109,7 @@ class FunctionLLM:
     requests: list[Request] = field(default_factory=list)
 
     async def complete(self, request: Request) -> Completion:
+        refuse_unsupported(request, self.capabilities)
         self.requests.append(request)
         result = self.respond(request)
         if isinstance(result, Awaitable):

@@ -93,7 +93,7 @@ class ScoredText:
 def require_scoring(llm: LLM) -> None:
     """Raise :class:`UnsupportedFeature` unless ``llm`` can score a given continuation."""
     caps = llm.capabilities
-    if not (caps.completion and caps.grammar and caps.logprobs):
+    if not (caps.scoring or (caps.completion and caps.grammar and caps.logprobs)):
         raise UnsupportedFeature(
             f"{llm.model} cannot score a given text (needs completion + grammar + logprobs); "
             "run PASS on a local model (llama.cpp), or use the 'pass-no-summary' agent"
@@ -101,21 +101,26 @@ def require_scoring(llm: LLM) -> None:
 
 
 async def score_continuation(llm: LLM, context: str, text: str) -> ScoredText:
-    """Log-probabilities of ``text`` continuing ``context`` under ``llm`` (one forced decode).
+    """Log-probabilities of ``text`` continuing ``context`` under ``llm``.
 
-    Needs a backend that continues plain text with a grammar and reports log-probs (the embedded
-    llama.cpp backend in completion mode does); others raise :class:`UnsupportedFeature`.
+    A backend that scores text (``capabilities.scoring``: the embedded llama.cpp backend) reads
+    them from one evaluation of context and text; one that continues plain text with a grammar and
+    reports log-probabilities gets the text forced through its sampler, a decoding step per token.
+    Others raise :class:`UnsupportedFeature`.
     """
     if not text:
         return ScoredText((), Usage())
     require_scoring(llm)
-    request = Request(
-        prompt=context,
-        grammar=literal_grammar(text),
-        max_tokens=len(text.encode("utf-8")) + 2,  # a token covers at least one byte
-        temperature=0.0,
-        logprobs=True,
-    )
+    if llm.capabilities.scoring:
+        request = Request(prompt=context, score=text, logprobs=True)
+    else:
+        request = Request(
+            prompt=context,
+            grammar=literal_grammar(text),
+            max_tokens=len(text.encode("utf-8")) + 2,  # a token covers at least one byte
+            temperature=0.0,
+            logprobs=True,
+        )
     completion = await llm.complete(request)
     choice = completion.choices[0]
     if choice.logprobs is None:

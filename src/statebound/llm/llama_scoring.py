@@ -1,0 +1,83 @@
+"""Log-probabilities of a given text under a llama.cpp model, in one batched evaluation.
+
+Scoring ``text`` as a continuation of ``context`` evaluates ``context + text`` once and reads each
+text token's log-probability from the logits at the position before it; llama.cpp is asked for
+logits at those positions only. Forcing the text through the sampler with a grammar gives the same
+numbers one decoding step per token, tens of times slower, and lets the sampler split the text into
+whatever tokens it prefers; here ``context`` and ``text`` are tokenized separately, so the text's
+tokens are those it has on its own. The evaluation runs on the same model instance as generation,
+so a prompt just used for generating (PASS scores continuations of its own prompt) is a cached
+prefix and costs nothing again.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import TYPE_CHECKING, Any
+
+from statebound.llm.base import TokenLogprob
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+
+__all__ = ["score_text"]
+
+
+def _reuse_prefix(llama: Llama, tokens: list[int], keep_before: int) -> int:
+    """Keep the longest evaluated prefix of ``tokens`` that ends before position ``keep_before``
+    (whose logits are needed, so it is evaluated again); return its length."""
+    kept = 0
+    for cached, wanted in zip(llama.input_ids[: min(llama.n_tokens, keep_before)], tokens):
+        if int(cached) != wanted:
+            break
+        kept += 1
+    llama.n_tokens = kept
+    return kept
+
+
+def _evaluate(llama: Llama, tokens: list[int], start: int, wanted_from: int) -> dict[int, Any]:
+    """Evaluate ``tokens[start:]`` after the kept prefix; the logits at every position from
+    ``wanted_from`` on, by position, as float64 rows."""
+    import llama_cpp
+    import numpy as np
+
+    llama._ctx.kv_cache_seq_rm(-1, start, -1)
+    n_vocab = llama.n_vocab()
+    rows: dict[int, Any] = {}
+    for first in range(start, len(tokens), llama.n_batch):
+        chunk = tokens[first : first + llama.n_batch]
+        llama._batch.set_batch(batch=chunk, n_past=first, logits_all=False)
+        for i in range(len(chunk)):
+            llama._batch.batch.logits[i] = first + i >= wanted_from
+        llama._ctx.decode(llama._batch)
+        llama.input_ids[first : first + len(chunk)] = chunk
+        llama.n_tokens = first + len(chunk)
+        for i in range(len(chunk)):
+            if first + i >= wanted_from:
+                pointer = llama_cpp.llama_get_logits_ith(llama._ctx.ctx, ctypes.c_int32(i))
+                rows[first + i] = np.ctypeslib.as_array(pointer, shape=(n_vocab,)).astype(np.float64)
+    return rows
+
+
+def score_text(llama: Llama, context: str, text: str) -> tuple[tuple[TokenLogprob, ...], int]:
+    """Each token of ``text`` with its log-probability after ``context``; also how many tokens
+    were scored in all (context and text, the way a prompt is counted)."""
+    import numpy as np
+
+    context_tokens = llama.tokenize(context.encode("utf-8"), add_bos=True, special=True)
+    if not context_tokens:
+        raise ValueError("scoring needs a context of at least one token")
+    text_tokens = llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+    tokens = context_tokens + text_tokens
+    if len(tokens) > llama.n_ctx():
+        raise ValueError(f"Requested tokens ({len(tokens)}) exceed context window of {llama.n_ctx()}")
+    wanted_from = len(context_tokens) - 1  # the logits there predict the text's first token
+    kept = _reuse_prefix(llama, tokens, keep_before=wanted_from)
+    rows = _evaluate(llama, tokens, kept, wanted_from)
+    logprobs = []
+    for offset, token in enumerate(text_tokens):
+        row = rows[wanted_from + offset]
+        top = row.max()
+        logprobs.append(float(row[token] - top - np.log(np.exp(row - top).sum())))
+    pieces = [llama.detokenize([t]).decode("utf-8", errors="replace") for t in text_tokens]
+    return tuple(TokenLogprob(p, v) for p, v in zip(pieces, logprobs)), len(tokens)

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Run (or resume) the committed benchmark records with the embedded model, then rebuild the report.
 #
-#   scripts/records.sh intercode-sql|intercode-bash|gsm8k|hotpotqa|alfworld [AGENT ...]
+#   scripts/records.sh intercode-sql|intercode-bash|alfworld|hotpotqa|gsm8k [AGENT ...]
+#   scripts/records.sh all                  # every record, in that order
 #   scripts/records.sh BENCHMARK --list     # the agents and options of the record, one per line
+#   scripts/records.sh checkpoint           # make the stores of running records safe to commit
 #
 # Each agent's run store is benchmarks/records/<benchmark>-smollm2/<agent>/run.sqlite. Runs resume:
 # episodes already stored are never redone, so the script can be stopped (even killed) and started
@@ -11,7 +13,40 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-benchmark=${1:?usage: scripts/records.sh BENCHMARK [AGENT ...]}
+ORDER=(intercode-sql intercode-bash alfworld hotpotqa gsm8k)
+RECORDS=${RECORDS:-benchmarks/records}  # where the record stores live
+
+# checkpoint: copy each store's write-ahead log into the store without waiting for (or blocking) a
+# run that is writing it, then check the store file on its own is a sound database.
+checkpoint() {
+  for store in "$RECORDS"/*/*/run.sqlite "$RECORDS"/*/llm-cache.sqlite; do
+    [ -f "$store" ] || continue
+    .venv/bin/python - "$store" <<'EOF'
+import shutil, sqlite3, sys, tempfile
+path = sys.argv[1]
+db = sqlite3.connect(path, timeout=30)
+busy, frames, copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+db.close()
+with tempfile.NamedTemporaryFile(suffix=".sqlite") as copy:  # the file alone, without its log
+    shutil.copyfile(path, copy.name)
+    alone = sqlite3.connect(copy.name)
+    verdict = alone.execute("PRAGMA integrity_check").fetchone()[0]
+    table = "completions" if path.endswith("llm-cache.sqlite") else "episodes"
+    rows = alone.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    alone.close()
+state = "complete" if copied == frames else f"{copied} of {frames} log frames copied"
+print(f"{path}: {rows} {table}, {verdict}, {state}")
+EOF
+  done
+}
+
+if [ "${1:-}" = checkpoint ]; then checkpoint; exit 0; fi
+if [ "${1:-}" = all ]; then
+  for benchmark in "${ORDER[@]}"; do bash "$0" "$benchmark"; done
+  exit 0
+fi
+
+benchmark=${1:?usage: scripts/records.sh BENCHMARK [AGENT ...] | all | checkpoint}
 shift
 case "$benchmark" in
   intercode-sql)
@@ -27,12 +62,12 @@ case "$benchmark" in
     # HotpotQA: all 100 distractor questions; GSM8K: the first 200 test problems. The hybrids'
     # samples and fallbacks are the very requests of the agents they combine: a response cache
     # replays them instead of computing them again (usage is counted as for fresh calls).
-    options=(--model-option "cache=benchmarks/records/$benchmark-smollm2/llm-cache.sqlite")
+    options=(--model-option "cache=$RECORDS/$benchmark-smollm2/llm-cache.sqlite")
     if [ "$benchmark" = gsm8k ]; then options+=(--limit 200); fi ;;
   alfworld)
     agents=(react stateact stateflow)
     options=() ;;
-  *) echo "unknown benchmark '$benchmark': intercode-sql, intercode-bash, gsm8k, hotpotqa or alfworld" >&2; exit 2 ;;
+  *) echo "unknown benchmark '$benchmark': ${ORDER[*]}, all or checkpoint" >&2; exit 2 ;;
 esac
 if [ "${1:-}" = --list ]; then
   printf 'agent %s\n' "${agents[@]}"
@@ -41,7 +76,7 @@ if [ "${1:-}" = --list ]; then
 fi
 if [ $# -gt 0 ]; then agents=("$@"); fi
 
-records="benchmarks/records/$benchmark-smollm2"
+records="$RECORDS/$benchmark-smollm2"
 executor=${EXECUTOR:-ray}
 workers=${WORKERS:-$(nproc)}
 for agent in "${agents[@]}"; do

@@ -1,5 +1,6 @@
 """scripts/records.sh names agents and options the benchmarks really have."""
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -33,3 +34,28 @@ def test_an_unknown_benchmark_is_refused_with_the_choices():
     done = subprocess.run(["bash", str(SCRIPT), "nope"], capture_output=True, text=True)
     assert done.returncode == 2
     assert "unknown benchmark 'nope'" in done.stderr and "intercode-sql" in done.stderr
+
+
+def test_checkpoint_makes_a_store_being_written_complete_on_its_own(tmp_path):
+    """A run writes in WAL mode; `checkpoint` folds the log in without stopping the writer."""
+    import shutil
+    import sqlite3
+
+    store = tmp_path / "toy-smollm2" / "direct" / "run.sqlite"
+    store.parent.mkdir(parents=True)
+    writer = sqlite3.connect(store)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")  # everything stays in the log until asked
+    writer.execute("CREATE TABLE episodes (task TEXT)")
+    writer.executemany("INSERT INTO episodes VALUES (?)", [("t1",), ("t2",)])
+    writer.commit()
+    shutil.copyfile(store, tmp_path / "before.sqlite")
+    with pytest.raises(sqlite3.DatabaseError):  # the store file alone does not have the table yet
+        sqlite3.connect(tmp_path / "before.sqlite").execute("SELECT count(*) FROM episodes").fetchone()
+    done = subprocess.run(["bash", str(SCRIPT), "checkpoint"], capture_output=True, text=True, check=True,
+                          env={**os.environ, "RECORDS": str(tmp_path)})
+    assert f"{store.relative_to(tmp_path)}".split("/")[0] in done.stdout
+    assert "2 episodes, ok, complete" in done.stdout
+    writer.execute("INSERT INTO episodes VALUES ('t3')")  # the writer carries on
+    writer.commit()
+    writer.close()

@@ -13,6 +13,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The whole script is read before it runs (main, then exit), so editing this file while a record
+# is running cannot change what the running copy does.
+main() {
+
 ORDER=(intercode-sql intercode-bash alfworld hotpotqa gsm8k)
 RECORDS=${RECORDS:-benchmarks/records}  # where the record stores live
 
@@ -99,3 +103,6 @@ db.close()
 EOF
 done
 .venv/bin/statebound report $(dirname "$records"/*/run.sqlite) --out "$records"
+}
+main "$@"
+exit

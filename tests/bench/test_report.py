@@ -144,3 +144,22 @@ def test_files_written(run_dir):
     assert len(lines) == 8 and json.loads(lines[2])["turns"] == 12
     trajectory = json.loads((run_dir / "trajectories" / "B" / "m" / "seed0" / "t3.json").read_text())
     assert trajectory["episode"]["success"] is True and trajectory["trajectory"][2]["state"] == "Error"
+
+
+def test_one_run_per_agent_needs_no_run_column_and_plots_name_only_what_differs(tmp_path):
+    """A record keeps each agent in a run directory of its own: rows and plot labels say the agent."""
+    from statebound.bench.plots import label_keys
+
+    dirs = []
+    for agent in ("flow", "react"):
+        run = tmp_path / f"{agent}-store"
+        config = RunConfig(benchmark="hand", agents=(agent,), models=(ModelSpec("m"),), task_ids=("t1",))
+        with RunStore(run) as store:
+            store.start(config, resume=False)
+            store.save(EpisodeResult(task="t1", agent=agent, model="m", turns=1), benchmark="hand", position=0)
+        dirs.append(run)
+    report = build_report(load_runs(dirs))
+    assert report.group_keys == ("agent", "model")
+    assert label_keys(report.main, report.group_keys) == ["agent"]  # one model: not in the labels
+    both = build_report(load_runs([*dirs, dirs[0]]))  # the same agent in two runs: runs tell apart
+    assert both.group_keys == ("run", "agent", "model")

@@ -19,7 +19,7 @@ from statebound.bench.metrics import Summary, group_label, group_value
 from statebound.bench.trajectory import state_figures, states_in_order
 from statebound.bench.types import EpisodeResult
 
-__all__ = ["LengthBin", "auto_bin_width", "state_usage", "success_by_length", "write_plots"]
+__all__ = ["LengthBin", "auto_bin_width", "label_keys", "state_usage", "success_by_length", "write_plots"]
 
 LengthBin = tuple[str, int, float]  # (label "1-10", episodes, SR %)
 
@@ -82,7 +82,6 @@ def _pyplot() -> Any:
 
 def _save(plt: Any, figure: Any, out_dir: Path, name: str) -> list[Path]:
     paths = [out_dir / f"{name}.png", out_dir / f"{name}.svg"]
-    figure.tight_layout()
     for path in paths:
         figure.savefig(path, dpi=120)
     plt.close(figure)
@@ -90,7 +89,7 @@ def _save(plt: Any, figure: Any, out_dir: Path, name: str) -> list[Path]:
 
 
 def _plot_length(plt: Any, data: dict[str, list[LengthBin]], bin_width: int, out_dir: Path) -> list[Path]:
-    figure, axes = plt.subplots(figsize=(7, 4))
+    figure, axes = plt.subplots(figsize=(7, 4), layout="constrained")
     labels = sorted({b[0] for bins in data.values() for b in bins}, key=lambda s: int(s.split("-")[0]))
     for group, bins in data.items():
         by_label = {b[0]: b[2] for b in bins}
@@ -100,24 +99,24 @@ def _plot_length(plt: Any, data: dict[str, list[LengthBin]], bin_width: int, out
     axes.set_xlabel(f"episode length (steps, bins of {bin_width})")
     axes.set_ylabel("success rate %")
     axes.set_ylim(-2, 102)
-    axes.legend(fontsize="small")
+    _legend_below(figure, axes, len(data))
     return _save(plt, figure, out_dir, "success_by_length")
 
 
-def _plot_cost(plt: Any, summaries: Sequence[Summary], out_dir: Path) -> list[Path]:
-    figure, axes = plt.subplots(figsize=(6, 4))
+def _plot_cost(plt: Any, summaries: Sequence[Summary], keys: Sequence[str], out_dir: Path) -> list[Path]:
+    figure, axes = plt.subplots(figsize=(6, 4), layout="constrained")
     for row in summaries:
         error = [[max(0.0, row.sr - row.sr_low)], [max(0.0, row.sr_high - row.sr)]]
-        axes.errorbar(row.cost, row.sr, yerr=error, fmt="o", capsize=3, label=group_label(row.group))
-        axes.annotate(group_label(row.group), (row.cost, row.sr), fontsize="small", xytext=(4, 4),
-                      textcoords="offset points")
+        label = group_label({k: row.group[k] for k in keys})
+        axes.errorbar(row.cost, row.sr, yerr=error, fmt="o", capsize=3, label=label)
+        axes.annotate(label, (row.cost, row.sr), fontsize="small", xytext=(4, 4), textcoords="offset points")
     axes.set_xlabel("total cost $")
     axes.set_ylabel("success rate % (95% Wilson CI)")
     return _save(plt, figure, out_dir, "cost_vs_success")
 
 
 def _plot_states(plt: Any, states: list[str], usage: dict[str, dict[str, tuple[float, float]]], out_dir: Path) -> list[Path]:
-    figure, (tokens_axes, visits_axes) = plt.subplots(1, 2, figsize=(10, 4))
+    figure, (tokens_axes, visits_axes) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
     width = 0.8 / max(1, len(usage))
     for index, (group, per_state) in enumerate(usage.items()):
         xs = [i + index * width for i in range(len(states))]
@@ -126,8 +125,20 @@ def _plot_states(plt: Any, states: list[str], usage: dict[str, dict[str, tuple[f
     for axes, title in ((tokens_axes, "tokens per episode"), (visits_axes, "visits per episode")):
         axes.set_xticks([i + 0.4 - width / 2 for i in range(len(states))], states, rotation=30)
         axes.set_title(title)
-    visits_axes.legend(fontsize="small")
+    _legend_below(figure, visits_axes, len(usage))
     return _save(plt, figure, out_dir, "state_usage")
+
+
+def _legend_below(figure: Any, axes: Any, entries: int) -> None:
+    """One legend under the plots, where it hides no data."""
+    handles, labels = axes.get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncols=min(4, max(1, entries)), fontsize="small")
+
+
+def label_keys(summaries: Sequence[Summary], keys: Sequence[str]) -> list[str]:
+    """The keys whose values differ between rows (the model, when there is one, names nothing)."""
+    varying = [k for k in keys if len({str(row.group.get(k)) for row in summaries}) > 1]
+    return varying or [k for k in keys if k == "agent"] or list(keys)
 
 
 def write_plots(
@@ -143,8 +154,9 @@ def write_plots(
     out.mkdir(parents=True, exist_ok=True)
     plt = _pyplot()
     width = bin_width or auto_bin_width(results)
+    keys = label_keys(summaries, keys)  # constant keys distinguish no group: labels stay short
     paths = _plot_length(plt, success_by_length(results, keys=keys, bin_width=width), width, out)
-    paths += _plot_cost(plt, summaries, out)
+    paths += _plot_cost(plt, summaries, keys, out)
     states, usage = state_usage(results, keys=keys)
     if states:
         paths += _plot_states(plt, states, usage, out)

@@ -141,6 +141,18 @@ def _compare(
     )
 
 
+def _run_tells_apart(runs: Sequence[LoadedRun]) -> bool:
+    """Whether rows need the run as a key: not when each run holds one agent no other run holds
+    (a record with one run directory per agent)."""
+    if len(runs) < 2:
+        return False
+    agents = [{r.agent for r in run.results} for run in runs]
+    if any(len(held) != 1 for held in agents):
+        return True
+    names = [next(iter(held)) for held in agents]
+    return len(set(names)) < len(names)
+
+
 def build_report(
     runs: Sequence[LoadedRun],
     *,
@@ -153,7 +165,7 @@ def build_report(
     results = [r for run in runs for r in run.results]
     if columns is None:
         columns = report_columns(run.config.benchmark for run in runs if run.config is not None)
-    keys: tuple[str, ...] = (("run",) if len(runs) > 1 else ()) + ("agent", "model")
+    keys: tuple[str, ...] = (("run",) if _run_tells_apart(runs) else ()) + ("agent", "model")
     main = summarize(results, by=keys, columns=columns)
     breakdowns = {
         key: summarize(results, by=keys + (key,), columns=columns)

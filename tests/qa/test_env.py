@@ -57,3 +57,50 @@ def test_datasets_sizes_and_gold():
     assert len(dev) == 7405 and dev[0].answer == "yes"
     with pytest.raises(DefinitionError):
         load_hotpotqa("train")  # type: ignore[arg-type]
+
+
+CORPUS = {
+    "Milhouse": ["Milhouse is a character.", "Milhouse was named after Richard Nixon."],
+    "Richard Nixon": ["Richard Nixon was a president.", "Nixon was born in Yorba Linda."],
+}
+
+
+async def test_a_parallel_step_runs_every_call_from_the_state_before_it():
+    env = QAEnvironment(items=ITEMS, tools=("Search", "Lookup", "Calculator"), corpus=Corpus.from_mapping(CORPUS))
+    env.reset("q1")
+    env.call("Search", "Milhouse")
+    results = await env.call_parallel([("Search", "Richard Nixon"), ("Lookup", "named"), ("Calculator", "2*3"),
+                                       ("Search", "Nobody Here")])
+    assert results[0].observation.startswith("Richard Nixon was a president.")
+    assert results[1].observation == "(Result 1 / 1) Milhouse was named after Richard Nixon."  # the page before
+    assert results[2].observation == "6" and "Could not find Nobody Here" in results[3].observation
+    # afterwards the page is the one the last state-changing call found: the failed search changed nothing
+    assert env.call("Lookup", "born").observation == "(Result 1 / 1) Nixon was born in Yorba Linda."
+    assert (env.actions, env.failed_actions) == (6, 0)
+
+
+async def test_parallel_calls_run_at_the_same_time(monkeypatch):
+    """Each call runs in a worker thread of its own: slow tools overlap."""
+    import threading
+    import time
+
+    import statebound.envs.qa.env as env_module
+
+    inside, most = 0, 0
+    lock = threading.Lock()
+
+    def slow_calculate(expression: str) -> str:
+        nonlocal inside, most
+        with lock:
+            inside += 1
+            most = max(most, inside)
+        time.sleep(0.2)
+        with lock:
+            inside -= 1
+        return expression
+
+    monkeypatch.setattr(env_module, "calculate", slow_calculate)
+    env = QAEnvironment(items=ITEMS, tools=("Calculator",), kind="number")
+    env.reset("q2")
+    results = await env.call_parallel([("Calculator", str(n)) for n in range(3)])
+    assert [r.observation for r in results] == ["0", "1", "2"] and most == 3

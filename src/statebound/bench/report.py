@@ -142,10 +142,12 @@ def _compare(
 
 
 def _run_tells_apart(runs: Sequence[LoadedRun]) -> bool:
-    """Whether rows need the run as a key: not when each run holds one agent no other run holds
-    (a record with one run directory per agent)."""
+    """Whether rows need the run as a key: not when the runs are of one benchmark and each holds
+    one agent no other run holds (a record with one run directory per agent)."""
     if len(runs) < 2:
         return False
+    if len({run.config.benchmark if run.config else None for run in runs}) > 1:
+        return True
     agents = [{r.agent for r in run.results} for run in runs]
     if any(len(held) != 1 for held in agents):
         return True

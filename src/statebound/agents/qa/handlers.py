@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -114,12 +113,13 @@ class QAHandlers:
         return observation
 
     async def _act_all(self, calls: Sequence[tuple[str, str]]) -> list[str]:
-        # The tools run in process and in order (Lookup depends on the last Search), so the
-        # "parallel" set of one step is executed as one batch without suspending the model.
-        async def one(tool: str, argument: str) -> str:
-            return self._act(tool, argument)
-
-        return list(await asyncio.gather(*(one(t, a) for t, a in calls)))
+        """The calls of one plan step, run at the same time (see ``QAEnvironment.call_parallel``)."""
+        results = await self.env.call_parallel(calls)
+        observations = []
+        for (tool, argument), result in zip(calls, results):
+            observations.append(_one_line(result.observation))
+            self._note("tool", observations[-1], action=f"{tool}[{argument}]", ok=result.ok)
+        return observations
 
     # -- the handlers ---------------------------------------------------------------------------
     def observe(self, request: EnvRequest) -> str:

@@ -7,8 +7,9 @@ the spec agents use: ``[Action] Search [Action Input] Milhouse``).
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
@@ -65,14 +66,12 @@ class QAEnvironment:
         self._by_id: Mapping[str, QAItem] = {item.id: item for item in self.items}
         self._item: QAItem | None = None
         self._wiki = WikiTools(self.corpus) if self.corpus is not None else None
-        handlers: dict[str, Callable[[str], str]] = {"calculator": calculate}
-        if self._wiki is not None:
-            handlers |= {"search": self._wiki.search, "lookup": self._wiki.lookup}
-        unknown = [t for t in self.tools if t.lower() not in handlers]
+        available = {"calculator"} | ({"search", "lookup"} if self._wiki is not None else set())
+        unknown = [t for t in self.tools if t.lower() not in available]
         if unknown:
             hint = " (Search and Lookup need corpus=...)" if self._wiki is None else ""
-            raise DefinitionError(f"unknown or unavailable tools {unknown}; offer from {sorted(handlers)}{hint}")
-        self._handlers = {t.lower(): handlers[t.lower()] for t in self.tools}
+            raise DefinitionError(f"unknown or unavailable tools {unknown}; offer from {sorted(available)}{hint}")
+        self._offered = frozenset(t.lower() for t in self.tools)
 
     @property
     def tool_names(self) -> tuple[str, ...]:
@@ -96,20 +95,47 @@ class QAEnvironment:
 
     def call(self, tool: str, argument: str) -> StepResult:
         """Run ``tool`` on ``argument``; an unknown tool is a failed action with a helpful message."""
-        self.actions += 1
-        name = tool.strip().lower()
-        if name == FINISH.lower():
+        if tool.strip().lower() == FINISH.lower():
+            self.actions += 1
             self.answer = argument.strip()
             return StepResult(observation=f"Episode finished, answer: {self.answer}", done=True)
-        handler = self._handlers.get(name)
-        if handler is None:
-            self.failed_actions += 1
+        return self._count(self._run(tool, argument, self._wiki))
+
+    async def call_parallel(self, calls: Sequence[tuple[str, str]]) -> list[StepResult]:
+        """Run the ``(tool, argument)`` calls of one parallel step (PASS) at the same time, each in
+        a worker thread. Each sees the episode as it was before the step (a Lookup looks in the page
+        of an earlier step, not in one a Search beside it finds). Afterwards the last page is the one
+        the step's last successful Search found; when none did, Lookup goes on where the step's last
+        Lookup left it."""
+        forks = [self._wiki.fork() if self._wiki is not None else None for _ in calls]
+        results = list(await asyncio.gather(
+            *(asyncio.to_thread(self._run, tool, argument, fork) for (tool, argument), fork in zip(calls, forks))
+        ))
+        if self._wiki is not None:
+            page, state = self._wiki.page, self._wiki.state()
+            found = [fork for fork in forks if fork is not None and fork.page is not page]
+            moved = [fork for fork in forks if fork is not None and fork.state() != state]
+            if found or moved:
+                self._wiki.adopt((found or moved)[-1])
+        return [self._count(result) for result in results]
+
+    def _count(self, result: StepResult) -> StepResult:
+        self.actions += 1
+        self.failed_actions += 0 if result.ok else 1
+        return result
+
+    def _run(self, tool: str, argument: str, wiki: WikiTools | None) -> StepResult:
+        """One tool call against ``wiki`` (the episode's, or a fork of it); counts nothing."""
+        name, argument = tool.strip().lower(), argument.strip()
+        if name not in self._offered:
             offered = ", ".join([*self.tools, FINISH])
             return StepResult(observation=f"Invalid action: {tool.strip()!r} is not a tool here; use one of {offered}.", ok=False)
-        observation = handler(argument.strip())
-        ok = not observation.startswith("Error:")
-        self.failed_actions += 0 if ok else 1
-        return StepResult(observation=observation, ok=ok)
+        if name == "calculator":
+            observation = calculate(argument)
+        else:
+            assert wiki is not None  # Search and Lookup are offered only with a corpus
+            observation = wiki.search(argument) if name == "search" else wiki.lookup(argument)
+        return StepResult(observation=observation, ok=not observation.startswith("Error:"))
 
     def step(self, action: str) -> StepResult:
         match = _ACTION.match(action)

@@ -106,6 +106,22 @@ class WikiTools:
     def reset(self) -> None:
         self.page, self._keyword, self._results, self._cursor = None, None, [], 0
 
+    def fork(self) -> WikiTools:
+        """An independent copy of this episode's state (last page and lookup cursor), for a call
+        that runs beside others; :meth:`adopt` takes a fork's state back."""
+        twin = WikiTools(self.corpus)
+        twin.adopt(self)
+        return twin
+
+    def adopt(self, other: WikiTools) -> None:
+        """Take ``other``'s last page and lookup cursor."""
+        self.page, self._keyword = other.page, other._keyword
+        self._results, self._cursor = list(other._results), other._cursor
+
+    def state(self) -> tuple[object, ...]:
+        """What a call can change: the last page and the lookup keyword and position."""
+        return (self.page, self._keyword, self._cursor)
+
     def search(self, entity: str) -> str:
         entity = entity.strip()
         page = self._index.match(entity)

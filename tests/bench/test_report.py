@@ -144,6 +144,14 @@ def test_files_written(run_dir):
     assert len(lines) == 8 and json.loads(lines[2])["turns"] == 12
     trajectory = json.loads((run_dir / "trajectories" / "B" / "m" / "seed0" / "t3.json").read_text())
     assert trajectory["episode"]["success"] is True and trajectory["trajectory"][2]["state"] == "Error"
+    page = (run_dir / "report.html").read_text()
+    assert "report.html" in names and page.startswith("<!doctype html>")
+    assert '<td class="key">A</td><td class="key">m</td><td>4</td><td>50.00</td>' in page
+    assert page.count("<svg") == 3 and "<?xml" not in page  # the plots inline, without prologues
+    assert "<h2>By hardness</h2>" in page and "<h2>Paired comparisons (same tasks and seeds)</h2>" in page
+    from statebound.bench.html import to_html
+
+    assert "<title>&lt;b&gt; run</title>" in to_html(build_report(load_runs([run_dir])), title="<b> run")
 
 
 def test_one_run_per_agent_needs_no_run_column_and_plots_name_only_what_differs(tmp_path):

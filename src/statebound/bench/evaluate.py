@@ -124,9 +124,16 @@ def finish_run(
     runs = load_runs(run_dirs, with_trajectories=plots)
     report = build_report(runs, breakdown_keys=breakdown_keys)
     files += write_report(report, out_dir)
+    drawn: list[Path] = []
     if plots:
         from statebound.bench.plots import write_plots
 
         results = [r for run in runs for r in run.results]
-        files += write_plots(results, report.main, keys=report.group_keys, out_dir=Path(out_dir) / "plots", bin_width=bin_width)
+        drawn = write_plots(results, report.main, keys=report.group_keys, out_dir=Path(out_dir) / "plots", bin_width=bin_width)
+    from statebound.bench.html import write_html
+
+    benchmarks = sorted({run.config.benchmark for run in runs if run.config is not None})
+    labels = [run.label for run in runs]
+    title = f"{', '.join(benchmarks) or 'statebound'}: " + (", ".join(labels) if len(labels) <= 3 else f"{len(labels)} runs")
+    files += [*drawn, write_html(report, out_dir, title=title, plots=drawn)]
     return report, files

@@ -31,6 +31,7 @@ __all__ = [
     "build_report",
     "load_runs",
     "print_report",
+    "sections",
     "to_markdown",
     "write_report",
 ]
@@ -216,7 +217,8 @@ def _comparison_table(report: Report) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
-def _sections(report: Report) -> list[tuple[str, list[str], list[list[str]]]]:
+def sections(report: Report) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The report as (heading, header, rows) tables, in the order every format shows them."""
     sections = [("Results", *_table(report.main, report.group_keys, report.columns))]
     for key, rows in report.breakdowns.items():
         sections.append((f"By {key}", *_table(rows, (*report.group_keys, key), report.columns)))
@@ -227,7 +229,7 @@ def _sections(report: Report) -> list[tuple[str, list[str], list[list[str]]]]:
 
 def to_markdown(report: Report) -> str:
     out = []
-    for title, header, body in _sections(report):
+    for title, header, body in sections(report):
         out.append(f"## {title}\n")
         out.append("| " + " | ".join(header) + " |")
         out.append("|" + "---|" * len(header))
@@ -277,7 +279,7 @@ def print_report(report: Report, *, console: Any = None) -> None:
     if not console.is_terminal:
         console.out(to_markdown(report), highlight=False)
         return
-    for title, header, body in _sections(report):
+    for title, header, body in sections(report):
         table = Table(title=title, title_justify="left")
         for name in header:
             table.add_column(name, justify="left" if name in ("run", "agent", "model", "A", "B") else "right")

@@ -7,7 +7,7 @@ event loop free. Log-probabilities need ``logits_all=True`` (slower, more memory
 instance with it is loaded only when a request first asks for log-probabilities.
 
 Greedy requests with a grammar check the grammar against the model's first choice before the
-whole vocabulary (:mod:`statebound.llm.lazy_grammar`): the same tokens, about a third less time.
+whole vocabulary (:mod:`statebound.llm.lazy_grammar`): the same tokens, 1.2-1.26x faster.
 
 Two modes decide how chat messages are sent:
 

@@ -11,7 +11,8 @@
 # again at any time. Episodes are spread over a local Ray cluster with one llama.cpp thread per
 # worker (one worker per core); EXECUTOR=local runs them in this process instead (WORKERS=1).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+SELF=$(realpath "$0")
+cd "$(dirname "$SELF")/.."
 
 # The whole script is read before it runs (main, then exit), so editing this file while a record
 # is running cannot change what the running copy does.
@@ -46,7 +47,7 @@ EOF
 
 if [ "${1:-}" = checkpoint ]; then checkpoint; exit 0; fi
 if [ "${1:-}" = all ]; then
-  for benchmark in "${ORDER[@]}"; do bash "$0" "$benchmark"; done
+  for benchmark in "${ORDER[@]}"; do bash "$SELF" "$benchmark"; done
   exit 0
 fi
 

@@ -60,3 +60,17 @@ async def test_one_episode_conforms_to_its_spec(benchmark, agent):
     assert result.meta["answer"]  # the [Answer] state was reached and has text
     assert 1 <= result.llm_calls <= 3 and result.completion_tokens > 0
     assert {"em", "f1", "violations", "corrections"} <= set(result.meta)
+
+
+async def test_a_hybrid_after_its_agents_is_replayed_from_the_cache_on_the_real_model(tmp_path):
+    """The monitor's requests are deterministic end to end: `cot->react` repeats `cot` and `react`."""
+    bench = load_benchmark("gsm8k", limit=1, shots=1, k=2, chunk_tokens=32)
+    llm = open_model("smollm2", cache=str(tmp_path / "cache.sqlite"))
+    task, limits = bench.tasks()[0], EpisodeLimits(max_turns=3)
+    made = 0
+    for agent in ("cot", "react"):
+        made += (await bench.run_episode(task, agent, llm, seed=0, limits=limits)).llm_calls
+    assert llm.misses == made and llm.hits == 0
+    hybrid = await bench.run_episode(task, "cot->react", llm, seed=0, limits=limits)
+    assert llm.misses == made  # nothing new was computed: every call of the hybrid was a replay
+    assert llm.hits == hybrid.llm_calls > 0

@@ -5,6 +5,7 @@
 #   scripts/records.sh all                  # every record, in that order
 #   scripts/records.sh BENCHMARK --list     # the agents and options of the record, one per line
 #   scripts/records.sh checkpoint           # make the stores of running records safe to commit
+#   scripts/records.sh status               # episodes done and compute left per record agent
 #
 # Each agent's run store is benchmarks/records/<benchmark>-smollm2/<agent>/run.sqlite. Runs resume:
 # episodes already stored are never redone, so the script can be stopped (even killed) and started
@@ -46,6 +47,21 @@ EOF
 }
 
 if [ "${1:-}" = checkpoint ]; then checkpoint; exit 0; fi
+if [ "${1:-}" = status ]; then
+  if compgen -G "$RECORDS/*/*/run.sqlite" > /dev/null; then
+    .venv/bin/statebound status "$RECORDS" -j "${WORKERS:-$(nproc)}"
+  fi
+  for benchmark in "${ORDER[@]}"; do
+    waiting=()
+    while read -r kind name; do
+      if [ "$kind" = agent ] && [ ! -f "$RECORDS/$benchmark-smollm2/${name//>/}/run.sqlite" ]; then
+        waiting+=("$name")
+      fi
+    done < <(bash "$SELF" "$benchmark" --list)
+    if [ ${#waiting[@]} -gt 0 ]; then echo "not started, $benchmark: ${waiting[*]}"; fi
+  done
+  exit 0
+fi
 if [ "${1:-}" = all ]; then
   for benchmark in "${ORDER[@]}"; do bash "$SELF" "$benchmark"; done
   exit 0

@@ -59,3 +59,26 @@ def test_checkpoint_makes_a_store_being_written_complete_on_its_own(tmp_path):
     writer.execute("INSERT INTO episodes VALUES ('t3')")  # the writer carries on
     writer.commit()
     writer.close()
+
+
+def test_status_shows_progress_and_the_agents_not_started(tmp_path):
+    from statebound.bench.plan import RunConfig
+    from statebound.bench.models import ModelSpec
+    from statebound.bench.store import RunStore
+    from statebound.bench.types import EpisodeResult
+
+    run_dir = tmp_path / "intercode-bash-smollm2" / "stateflow"
+    config = RunConfig(benchmark="intercode-bash", agents=("stateflow",), models=(ModelSpec("smollm2"),),
+                       task_ids=("1-0", "1-1", "1-2"))
+    with RunStore(run_dir) as store:
+        store.start(config, resume=False)
+        store.save(EpisodeResult(task="1-0", agent="stateflow", model="smollm2", wall_seconds=60.0),
+                   benchmark="intercode-bash", position=0)
+    done = subprocess.run(["bash", str(SCRIPT), "status"], capture_output=True, text=True, check=True,
+                          env={**os.environ, "RECORDS": str(tmp_path), "WORKERS": "2"})
+    header, row, *rest = done.stdout.splitlines()
+    assert header.split("\t")[:4] == ["benchmark", "agent", "model", "done"]
+    assert row.split("\t")[:4] == ["intercode-bash", "stateflow", "smollm2", "1/3"]
+    assert "\t1m\t" in row  # two episodes of 60 s left on two workers
+    assert "not started, intercode-bash: sf-agent react plan-solve" in rest
+    assert any(line.startswith("not started, gsm8k: direct cot") for line in rest)

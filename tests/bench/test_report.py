@@ -116,6 +116,15 @@ def test_success_by_length_bins():
     assert success_by_length(results, keys=("agent",), bin_width=5)["A"][0] == ("1-5", 2, 100.0)
 
 
+def test_plots_are_byte_for_byte_the_same_when_made_again(run_dir, tmp_path):
+    """No dates or random ids in the files: regenerating a committed report changes nothing."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    finish_run([run_dir], out_dir=first, bin_width=10)
+    finish_run([run_dir], out_dir=second, bin_width=10)
+    for made in sorted((first / "plots").iterdir()):
+        assert made.read_bytes() == (second / "plots" / made.name).read_bytes(), made.name
+
+
 def test_state_figures_and_usage():
     episode = _episode("A", "t1", "easy", 2, True, 0)
     figures = state_figures(episode.trajectory)

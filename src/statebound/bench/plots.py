@@ -75,6 +75,7 @@ def _pyplot() -> Any:
 
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.fonttype"] = "none"  # keep text as text in SVG files
+    matplotlib.rcParams["svg.hashsalt"] = "statebound"  # the same plot gives the same file
     import matplotlib.pyplot as plt
 
     return plt
@@ -82,8 +83,8 @@ def _pyplot() -> Any:
 
 def _save(plt: Any, figure: Any, out_dir: Path, name: str) -> list[Path]:
     paths = [out_dir / f"{name}.png", out_dir / f"{name}.svg"]
-    for path in paths:
-        figure.savefig(path, dpi=120)
+    for path in paths:  # no creation date: the same plot gives the same file
+        figure.savefig(path, dpi=120, metadata={"Date": None} if path.suffix == ".svg" else None)
     plt.close(figure)
     return paths
 

@@ -47,6 +47,35 @@ def test_a_lost_cluster_is_told_apart_from_a_crashed_worker():
     assert not cluster_lost(ValueError("bad SQL"))
 
 
+@pytest.mark.parametrize(("deaths", "crashed"), [(1, 0), (9, 1)])
+async def test_a_dead_worker_gets_the_episode_once_more(tmp_path, monkeypatch, deaths, crashed):
+    """A worker that dies mid-episode (the OOM killer, say) is not the episode's result: it runs
+    again on a fresh worker, and is stored as crashed only when that one dies too."""
+    ray = pytest.importorskip("ray")
+    from pathlib import Path
+
+    log = tmp_path / "deaths.log"
+    monkeypatch.setenv("STATEBOUND_TEST_DEATH_LOG", str(log))
+    monkeypatch.setenv("STATEBOUND_TEST_DEATHS", str(deaths))
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))  # workers import harness_doubles
+    config, _ = prepare_run(
+        "toy", agents=["direct"], models=["function:harness_doubles:kill_worker_on_toy_003"],
+        benchmark_options={"count": 6},
+    )
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        outcome = await execute_run(
+            config, out_dir=tmp_path / "run", execution=Execution(executor="ray", concurrency=2, progress=False))
+    finally:
+        ray.shutdown()
+    assert (outcome.ran, outcome.crashed) == (6, crashed)
+    assert len(log.read_text().splitlines()) == min(deaths, 2)  # the first attempt and one retry at most
+    with RunStore(tmp_path / "run", create=False) as store:
+        errors = {r.task: r.error for r in store.results() if r.error}
+    assert list(errors) == (["toy-003"] if crashed else [])
+    assert all("WorkerCrashedError" in error for error in errors.values())
+
+
 async def test_stopping_the_cluster_mid_run_stores_no_episode_it_cut_off(tmp_path):
     """The run stops with a clear error; what finished is kept and --resume runs the rest."""
     ray = pytest.importorskip("ray")

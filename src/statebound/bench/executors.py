@@ -106,6 +106,10 @@ def cluster_lost(error: BaseException) -> bool:
     return isinstance(error, lost)
 
 
+# A worker that dies mid-episode (the OOM killer, a lost process) runs the episode once more on a
+# fresh worker; episodes start from scratch, so a retry is safe. Only a second death is stored.
+WORKER_RETRIES = 1
+
 _WORKER_SPACE = _Workspace()  # one per Ray worker process, with one event loop kept across tasks
 _WORKER_LOOP: asyncio.AbstractEventLoop | None = None
 
@@ -143,13 +147,13 @@ class RayExecutor:
                 init["num_cpus"] = self.num_cpus
             ray.init(**init)
             self._started_here = True
-        self._remote = ray.remote(max_retries=0)(_run_in_worker)
+        self._remote = ray.remote(max_retries=WORKER_RETRIES)(_run_in_worker)
 
     async def run(self, plan: EpisodePlan, *, limits: EpisodeLimits) -> EpisodeResult:
         ref = self._remote.remote(self.benchmark_name, dict(self.benchmark_options), plan, limits)
         try:
             return await ref
-        except Exception as exc:  # noqa: BLE001 - the worker died: record it like a crashed episode
+        except Exception as exc:  # noqa: BLE001 - the worker died again: record a crashed episode
             if cluster_lost(exc):  # not the episode's doing: stop the run, store nothing for it
                 raise EnvironmentUnavailable(
                     f"the Ray cluster went away ({type(exc).__name__}); episodes in flight were not "

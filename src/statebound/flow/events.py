@@ -9,7 +9,7 @@ Every event has a ``kind`` and a JSON-friendly :meth:`to_dict`. A run emits, in 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from statebound.flow.history import Entry
@@ -31,6 +31,11 @@ __all__ = [
 LimitKind = Literal["turns", "visits", "tokens", "rounds"]
 
 
+def _flat(event: Any) -> dict[str, Any]:
+    """``kind`` and every field of an event whose fields are all plain values."""
+    return {"kind": event.kind, **{field.name: getattr(event, field.name) for field in fields(event)}}
+
+
 @dataclass(frozen=True, slots=True)
 class StateEntered:
     """The run reached ``state`` (``visit`` counts from 1; ``turn`` is transitions so far)."""
@@ -41,7 +46,7 @@ class StateEntered:
     visit: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "state": self.state, "turn": self.turn, "visit": self.visit}
+        return _flat(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +71,7 @@ class SpeakerSelected:
     how: Literal["function", "auto", "fallback"]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "state": self.state, "role": self.role, "how": self.how}
+        return _flat(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,13 +85,7 @@ class TransitionTaken:
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "source": self.source,
-            "target": self.target,
-            "turn": self.turn,
-            "reason": self.reason,
-        }
+        return _flat(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,13 +99,7 @@ class BudgetHit:
     allowed: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "limit": self.limit,
-            "state": self.state,
-            "used": self.used,
-            "allowed": self.allowed,
-        }
+        return _flat(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -125,6 +125,21 @@ def test_plots_are_byte_for_byte_the_same_when_made_again(run_dir, tmp_path):
         assert made.read_bytes() == (second / "plots" / made.name).read_bytes(), made.name
 
 
+def test_reports_leave_the_stores_untouched(run_dir, tmp_path):
+    """A committed record's store (journal mode DELETE) is the same file after a report."""
+    import hashlib
+    import sqlite3
+
+    store = run_dir / "run.sqlite"
+    db = sqlite3.connect(store)
+    db.execute("PRAGMA journal_mode=DELETE")
+    db.close()
+    before = hashlib.sha256(store.read_bytes()).hexdigest()
+    finish_run([run_dir], out_dir=tmp_path / "report", bin_width=10, plots=False)
+    assert hashlib.sha256(store.read_bytes()).hexdigest() == before
+    assert not (run_dir / "run.sqlite-wal").exists()
+
+
 def test_state_figures_and_usage():
     episode = _episode("A", "t1", "easy", 2, True, 0)
     figures = state_figures(episode.trajectory)

@@ -119,7 +119,7 @@ def finish_run(
     """Export each run (``results.jsonl``, trajectories), then write the report and plots to ``out_dir``."""
     files = []
     for run_dir in run_dirs:
-        with RunStore(run_dir, create=False) as store:
+        with RunStore(run_dir, read_only=True) as store:
             files.append(export_run(store))
     runs = load_runs(run_dirs, with_trajectories=plots)
     report = build_report(runs, breakdown_keys=breakdown_keys)

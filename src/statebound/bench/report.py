@@ -53,7 +53,7 @@ def load_runs(directories: Sequence[str | Path], *, with_trajectories: bool = Fa
     runs: list[LoadedRun] = []
     used: set[str] = set()
     for directory in map(Path, directories):
-        with RunStore(directory, create=False) as store:
+        with RunStore(directory, read_only=True) as store:
             config, results = store.config(), store.results(with_trajectories=with_trajectories)
         label = directory.resolve().name
         while label in used:

@@ -1,19 +1,16 @@
 """How far a run has got: episodes stored, crashed and left per agent, with the compute still needed.
 
-Reads the store read-only, so it can watch a run that is being written (or a committed record)
+Opens stores read-only, so it can watch a run that is being written (or a committed record)
 without changing a byte of it.
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from statebound.bench.plan import RunConfig
-from statebound.bench.store import STORE_NAME, RunNotFound
+from statebound.bench.store import STORE_NAME, RunNotFound, RunStore
 
 __all__ = ["AgentProgress", "find_runs", "run_progress", "status_rows"]
 
@@ -45,13 +42,6 @@ class AgentProgress:
         return self.left * self.mean_seconds / workers
 
 
-def _read_only(run_dir: Path) -> sqlite3.Connection:
-    path = run_dir / STORE_NAME
-    if not path.exists():
-        raise RunNotFound(f"{run_dir} holds no run ({STORE_NAME} missing); pass a directory made by 'statebound eval'")
-    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-
-
 def find_runs(paths: Sequence[str | Path]) -> list[Path]:
     """The run directories among ``paths``, or under them (a folder of records, say), in order."""
     runs: list[Path] = []
@@ -67,22 +57,10 @@ def find_runs(paths: Sequence[str | Path]) -> list[Path]:
 def run_progress(run_dir: str | Path) -> list[AgentProgress]:
     """The progress of every (model, agent) planned in the run in ``run_dir``, in plan order."""
     directory = Path(run_dir)
-    db = _read_only(directory)
-    try:
-        row = db.execute("SELECT value FROM run WHERE key = 'config'").fetchone()
-        if row is None:
-            raise RunNotFound(f"{directory} holds a store but no run configuration (the run never started)")
-        config = RunConfig.from_json(json.loads(row[0]))
-        stats = {
-            (agent, model): (stored, crashed, mean, last)
-            for agent, model, stored, crashed, mean, last in db.execute(
-                "SELECT agent, model, count(*), sum(error IS NOT NULL),"
-                " avg(CASE WHEN error IS NULL THEN json_extract(row, '$.wall_seconds') END),"
-                " max(finished_at) FROM episodes GROUP BY agent, model"
-            )
-        }
-    finally:
-        db.close()
+    with RunStore(directory, read_only=True) as store:
+        config, stats = store.config(), store.episode_stats()
+    if config is None:
+        raise RunNotFound(f"{directory} holds a store but no run configuration (the run never started)")
     per_agent = len(config.task_ids) * len(config.seeds)
     progress = []
     for model in config.models:
@@ -90,7 +68,7 @@ def run_progress(run_dir: str | Path) -> list[AgentProgress]:
             stored, crashed, mean, last = stats.get((agent, model.name), (0, 0, None, None))
             progress.append(AgentProgress(
                 run_dir=directory, benchmark=config.benchmark, agent=agent, model=model.name,
-                planned=per_agent, stored=stored, crashed=crashed or 0, mean_seconds=mean, last_finished=last,
+                planned=per_agent, stored=stored, crashed=crashed, mean_seconds=mean, last_finished=last,
             ))
     return progress
 

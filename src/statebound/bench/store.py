@@ -54,11 +54,15 @@ class RunNotFound(DefinitionError):
 class RunStore:
     """``RunStore(run_dir)`` opens (creating if needed) ``run_dir/run.sqlite``."""
 
-    def __init__(self, run_dir: str | Path, *, create: bool = True) -> None:
+    def __init__(self, run_dir: str | Path, *, create: bool = True, read_only: bool = False) -> None:
+        """``read_only``: open an existing store without changing a byte of it (reports, status)."""
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / STORE_NAME
-        if not self.path.exists() and not create:
+        if not self.path.exists() and (not create or read_only):
             raise RunNotFound(f"{self.run_dir} holds no run ({STORE_NAME} missing); pass a directory made by 'statebound eval'")
+        if read_only:
+            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None, timeout=30)
+            return
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -140,6 +144,16 @@ class RunStore:
                 query += f" AND {column} = ?"
                 params.append(value)
         return [self._result(*row) for row in self._db.execute(query + " ORDER BY position", params)]
+
+    def episode_stats(self) -> dict[tuple[str, str], tuple[int, int, float | None, float | None]]:
+        """Per (agent, model): episodes stored, crashed ones, mean wall seconds of the others, and
+        when the last one was stored (Unix time)."""
+        rows = self._db.execute(
+            "SELECT agent, model, count(*), sum(error IS NOT NULL),"
+            " avg(CASE WHEN error IS NULL THEN json_extract(row, '$.wall_seconds') END),"
+            " max(finished_at) FROM episodes GROUP BY agent, model"
+        )
+        return {(agent, model): (stored, crashed or 0, mean, last) for agent, model, stored, crashed, mean, last in rows}
 
     def iter_trajectories(self) -> Iterator[EpisodeResult]:
         """Episodes one at a time, with trajectories (for exports of large runs)."""

@@ -23,7 +23,7 @@ def show_command(
     from statebound.errors import StateboundError
 
     try:
-        with RunStore(run_dir, create=False) as store:
+        with RunStore(run_dir, read_only=True) as store:
             episodes = store.episodes(task=task, agent=agent, model=model, seed=seed)
     except StateboundError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)

@@ -100,7 +100,13 @@ if [ $# -gt 0 ]; then agents=("$@"); fi
 records="$RECORDS/$benchmark-smollm2"
 executor=${EXECUTOR:-ray}
 workers=${WORKERS:-$(nproc)}
+# complete: every planned episode stored and none crashed (then the run is not even opened)
+complete() {
+  [ -f "$1/run.sqlite" ] && .venv/bin/statebound status "$1" |
+    awk -F'\t' 'NR == 2 { split($4, done, "/"); ok = done[1] == done[2] && $5 == 0 } END { exit !ok }'
+}
 for agent in "${agents[@]}"; do
+  if complete "$records/${agent//>/}"; then echo "== $benchmark / $agent: complete"; continue; fi
   echo "== $benchmark / $agent ($(date -u +%H:%M:%S))"
   STATEBOUND_THREADS=1 .venv/bin/statebound eval "$benchmark" -a "$agent" -m smollm2 "${options[@]}" \
     --executor "$executor" -j "$workers" --no-progress --out "$records/${agent//>/}" --resume

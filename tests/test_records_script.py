@@ -82,3 +82,23 @@ def test_status_shows_progress_and_the_agents_not_started(tmp_path):
     assert "\t1m\t" in row  # two episodes of 60 s left on two workers
     assert "not started, intercode-bash: sf-agent react plan-solve" in rest
     assert any(line.startswith("not started, gsm8k: direct cot") for line in rest)
+
+
+def test_a_complete_record_agent_is_skipped_without_opening_its_run(tmp_path):
+    from statebound.bench.models import ModelSpec
+    from statebound.bench.plan import RunConfig
+    from statebound.bench.store import RunStore
+    from statebound.bench.types import EpisodeResult
+
+    run_dir = tmp_path / "intercode-bash-smollm2" / "stateflow"
+    config = RunConfig(benchmark="intercode-bash", agents=("stateflow",), models=(ModelSpec("smollm2"),),
+                       task_ids=("1-0",))
+    with RunStore(run_dir) as store:
+        store.start(config, resume=False)
+        store.save(EpisodeResult(task="1-0", agent="stateflow", model="smollm2"), benchmark="intercode-bash", position=0)
+    done = subprocess.run(["bash", str(SCRIPT), "intercode-bash", "stateflow"], capture_output=True, text=True,
+                          env={**os.environ, "RECORDS": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert "== intercode-bash / stateflow: complete" in done.stdout
+    assert "episodes run" not in done.stdout  # no eval ran
+    assert (tmp_path / "intercode-bash-smollm2" / "report.md").exists()  # the record's report is rebuilt

@@ -98,8 +98,17 @@ def test_cli_models_prints_the_table() -> None:
     result = CliRunner().invoke(app, ["models"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "smollm2" in result.output and "gpt-4-1106-preview" in result.output
-    assert "$0.01 / $0.03" in result.output and "$0.001 / $0.002" in result.output
+    assert "$0.01/$0.03" in result.output and "$0.001/$0.002" in result.output
     assert "gemma3-270m" in result.output and "default model: smollm2" in result.output
+
+
+def test_cli_models_fits_an_80_column_terminal_without_losing_columns() -> None:
+    result = CliRunner().invoke(app, ["models"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    assert "openai:gpt-3.5-turbo-instruct" in result.output  # names whole, not cut with an ellipsis
+    assert "$0.00015/$0.0006" in result.output and "1,047,576" in result.output
+    assert "SmolLM2-135M-Instruct" in result.output  # notes move under the name
 
 
 def test_cli_models_available_hides_what_cannot_run() -> None:

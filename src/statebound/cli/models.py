@@ -15,7 +15,7 @@ def _price(info: object) -> str:
         return "unknown"
     if price.prompt_per_1k == price.completion_per_1k == 0:
         return "free"
-    return f"${price.prompt_per_1k:g} / ${price.completion_per_1k:g}"
+    return f"${price.prompt_per_1k:g}/${price.completion_per_1k:g}"
 
 
 @app.command()
@@ -23,6 +23,7 @@ def models(
     available: bool = typer.Option(False, "--available", help="Show only models ready to use."),
 ) -> None:
     """List model names for --model: backend, availability, context size, price per 1K tokens."""
+    from rich import box
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -30,21 +31,28 @@ def models(
     from statebound.llm.config import config_path, default_model
     from statebound.llm.registry import list_models
 
-    table = Table(title="Models (price: USD per 1K prompt / completion tokens)")
-    table.add_column("name", no_wrap=True)
-    for column in ("backend", "ready", "context", "price", "notes"):
-        table.add_column(column, overflow="fold")
+    console = Console()
+    wide = console.width >= 120  # else each model's notes go on the lines under its name
+    table = Table(title="Models (price: USD per 1K prompt / completion tokens)",
+                  box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
+    table.add_column("name" if wide else "name / notes", overflow="fold", min_width=29)
+    for column in ("backend", "ready", "context", "price"):
+        table.add_column(column, no_wrap=True)
+    if wide:
+        table.add_column("notes", overflow="fold")
     for info in list_models():
         if available and not info.available:
             continue
-        table.add_row(
-            info.name,
+        notes = escape(info.description if info.available else str(info.unavailable_reason))
+        cells = [
             info.backend,
             "[green]yes[/]" if info.available else "[red]no[/]",
             f"{info.context:,}" if info.context else "-",
             _price(info),
-            escape(info.description if info.available else str(info.unavailable_reason)),
-        )
-    console = Console()
+        ]
+        if wide:
+            table.add_row(info.name, *cells, notes)
+        else:
+            table.add_row(f"{info.name}\n[dim]{notes}[/]", *cells)
     console.print(table)
     console.print(f"default model: [bold]{default_model()}[/]   config file: {config_path()}")

@@ -9,7 +9,7 @@ from statebound.cli.app import app
 
 
 @pytest.mark.parametrize(
-    "command", ["eval", "report", "show", "run", "models", "flow draw", "spec check", "spec draw"]
+    "command", ["eval", "report", "show", "run", "models", "flow draw", "flow check", "spec check", "spec draw"]
 )
 def test_subcommand_is_registered(command: str) -> None:
     result = CliRunner().invoke(app, [*command.split(), "--help"])

@@ -62,8 +62,8 @@ def test_checkpoint_makes_a_store_being_written_complete_on_its_own(tmp_path):
 
 
 def test_status_shows_progress_and_the_agents_not_started(tmp_path):
-    from statebound.bench.plan import RunConfig
     from statebound.bench.models import ModelSpec
+    from statebound.bench.plan import RunConfig
     from statebound.bench.store import RunStore
     from statebound.bench.types import EpisodeResult
 

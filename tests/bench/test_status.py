@@ -6,12 +6,12 @@ import sqlite3
 import pytest
 from typer.testing import CliRunner
 
+from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
 from statebound.bench.status import find_runs, run_progress, status_rows
 from statebound.bench.store import RunNotFound, RunStore
 from statebound.bench.types import EpisodeResult
 from statebound.cli.app import app
-from statebound.bench.models import ModelSpec
 
 TASKS = ("t1", "t2", "t3", "t4")
 

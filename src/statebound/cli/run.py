@@ -1,4 +1,5 @@
-"""``statebound run`` (run a flow on a task) and ``statebound flow draw`` (diagrams of a flow).
+"""``statebound run`` (run a flow on a task), ``statebound flow draw`` (diagrams of a flow) and
+``statebound flow check`` (static checks of a flow).
 
 A flow is named by a bundled example (``arithmetic``, ``research``) or by ``path.py:variable``
 (a Flow, or a function without arguments that returns one).
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
     from statebound.flow import Event, Flow, RunResult
 
-flow_app = typer.Typer(help="Inspect flows: draw their diagrams.", no_args_is_help=True)
+flow_app = typer.Typer(help="Inspect flows: draw their diagrams, check them.", no_args_is_help=True)
 app.add_typer(flow_app, name="flow")
 
 FLOW_HELP = "A bundled example (arithmetic, research) or a Python file and variable: path.py:flow"
@@ -172,3 +173,27 @@ def draw_command(
         typer.echo(str(path))
     if dot is None:
         typer.echo("(no .svg: install Graphviz to get the `dot` binary)")
+
+
+@flow_app.command("check")
+def check_command(
+    flow_ref: str = typer.Argument(..., metavar="FLOW", help=FLOW_HELP),
+    strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
+) -> None:
+    """Static checks: shadowed or duplicate transitions, states without a default, a turn limit too
+    small to finish, loops without model or tool calls, visit limits that never apply."""
+    from statebound.errors import DefinitionError
+    from statebound.flow.checks import check_flow
+
+    try:
+        flow = load_flow(flow_ref)
+    except DefinitionError as exc:  # the flow does not even build: its hard errors
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    diagnostics = check_flow(flow)
+    for diagnostic in diagnostics:
+        typer.echo(diagnostic.format(flow.name))
+    warnings = sum(d.severity == "warning" for d in diagnostics)
+    typer.echo(f"{flow.name}: {warnings} warning(s), {len(diagnostics) - warnings} info")
+    if strict and warnings:
+        raise typer.Exit(1)

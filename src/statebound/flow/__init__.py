@@ -6,6 +6,7 @@ to the shared context history; then its transitions pick the next state, by rule
 (:func:`contains`, :func:`matches`, :func:`tool_ok`, :func:`tool_failed`, :func:`always`,
 :func:`choose`) or by asking an LLM (:func:`llm_choice`). A run ends in a final state or at a
 limit (turns, visits per state, token budget) and returns a :class:`RunResult`.
+:func:`check_flow` lints a flow for what is legal but almost certainly wrong.
 
 The SF_Agent view: ``State(..., agent=Agent(instruction, llm=...))`` gives a state its own
 instruction and model; the instruction is never stored in the shared history.
@@ -15,6 +16,7 @@ See ``docs/flow.md`` for a walk-through.
 
 from __future__ import annotations
 
+from statebound.flow.checks import FlowDiagnostic, check_flow
 from statebound.flow.context import RunContext
 from statebound.flow.events import (
     BudgetHit,
@@ -71,6 +73,9 @@ __all__ = [
     "llm_choice",
     "choose",
     "parse_choice",
+    # static checks
+    "check_flow",
+    "FlowDiagnostic",
     # running
     "RunContext",
     "RunResult",

@@ -61,19 +61,26 @@ class State:
 
 
 class Edge:
-    """A compiled transition: a rule with a fixed ``target``, or a ``decider`` naming it."""
+    """A compiled transition: a ``rule`` with a fixed ``target``, or a ``decider`` naming it."""
 
-    __slots__ = ("decider", "label", "target", "test")
+    __slots__ = ("decider", "label", "rule", "target", "test")
 
-    def __init__(self, test: Callable[[RunContext], bool] | None, target: str | None, label: str, decider: Decider | None) -> None:
+    def __init__(self, test: Callable[[RunContext], bool] | None, target: str | None, label: str,
+                 decider: Decider | None, rule: Rule | None = None) -> None:
         self.test = test
         self.target = target
         self.label = label
         self.decider = decider
+        self.rule = rule
 
     @property
     def targets(self) -> tuple[str, ...]:
         return self.decider.targets if self.decider is not None else (self.target,)  # type: ignore[return-value]
+
+    @property
+    def catch_all(self) -> bool:
+        """Whether this transition always fires (it then ends the list: later ones never fire)."""
+        return bool(getattr(self.decider if self.decider is not None else self.rule, "catch_all", False))
 
 
 def compile_transition(state: str, item: object) -> Edge:
@@ -82,7 +89,7 @@ def compile_transition(state: str, item: object) -> Edge:
         return Edge(None, None, item.label, item)
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], str):
         rule = as_rule(item[0])  # type: ignore[arg-type]
-        return Edge(rule.test, item[1], rule.label, None)
+        return Edge(rule.test, item[1], rule.label, None, rule)
     raise DefinitionError(
         f"state {state!r}: transition {item!r} is not understood; write (rule, 'Target') "
         "such as (contains('Error'), 'Error'), or a decider such as llm_choice([...], fallback=...)"

@@ -40,28 +40,42 @@ Test = Callable[[RunContext], bool]
 
 
 class Rule:
-    """A named test of the run context; ``label`` shows on diagrams and in transition events."""
+    """A named test of the run context; ``label`` shows on diagrams and in transition events.
 
-    __slots__ = ("label", "test")
+    What static checks (:mod:`statebound.flow.checks`) may rely on: ``catch_all`` -- it always
+    fires (:func:`always`, or ``|`` with such a rule); ``history_only`` -- built by the helpers
+    here from the history alone (no plain functions), so the same history gives the same answer;
+    ``tool_status`` -- ``(name, ok)`` of :func:`tool_ok` / :func:`tool_failed`.
+    """
 
-    def __init__(self, test: Test, label: str) -> None:
+    __slots__ = ("catch_all", "history_only", "label", "test", "tool_status")
+
+    def __init__(self, test: Test, label: str, *, catch_all: bool = False, history_only: bool = False,
+                 tool_status: tuple[str | None, bool] | None = None) -> None:
         self.test = test
         self.label = label
+        self.catch_all = catch_all
+        self.history_only = history_only
+        self.tool_status = tool_status
 
     def __call__(self, ctx: RunContext) -> bool:
         return self.test(ctx)
 
     def __and__(self, other: Rule | Test) -> Rule:
         a, b = self.test, as_rule(other)
-        return Rule(lambda ctx: a(ctx) and b.test(ctx), f"{self.label} and {b.label}")
+        return Rule(lambda ctx: a(ctx) and b.test(ctx), f"{self.label} and {b.label}",
+                    catch_all=self.catch_all and b.catch_all,
+                    history_only=self.history_only and b.history_only)
 
     def __or__(self, other: Rule | Test) -> Rule:
         a, b = self.test, as_rule(other)
-        return Rule(lambda ctx: a(ctx) or b.test(ctx), f"{self.label} or {b.label}")
+        return Rule(lambda ctx: a(ctx) or b.test(ctx), f"{self.label} or {b.label}",
+                    catch_all=self.catch_all or b.catch_all,
+                    history_only=self.history_only and b.history_only)
 
     def __invert__(self) -> Rule:
         a = self.test
-        return Rule(lambda ctx: not a(ctx), f"not {self.label}")
+        return Rule(lambda ctx: not a(ctx), f"not {self.label}", history_only=self.history_only)
 
     def __repr__(self) -> str:
         return f"Rule({self.label})"
@@ -86,7 +100,7 @@ def _latest(ctx: RunContext, source: Source | None) -> str | None:
 
 def always() -> Rule:
     """Always fires (use it last, as the default transition)."""
-    return Rule(lambda ctx: True, "always")
+    return Rule(lambda ctx: True, "always", catch_all=True, history_only=True)
 
 
 def contains(*texts: str, source: Source | None = None, ignore_case: bool = False) -> Rule:
@@ -104,7 +118,7 @@ def contains(*texts: str, source: Source | None = None, ignore_case: bool = Fals
         return any(n in content for n in needles)
 
     where = f" in {source}" if source else ""
-    return Rule(test, "contains " + " or ".join(repr(t) for t in texts) + where)
+    return Rule(test, "contains " + " or ".join(repr(t) for t in texts) + where, history_only=True)
 
 
 def matches(pattern: str | re.Pattern[str], *, source: Source | None = None, flags: int = 0) -> Rule:
@@ -119,7 +133,7 @@ def matches(pattern: str | re.Pattern[str], *, source: Source | None = None, fla
         return content is not None and compiled.search(content) is not None
 
     where = f" in {source}" if source else ""
-    return Rule(test, f"matches /{compiled.pattern}/{where}")
+    return Rule(test, f"matches /{compiled.pattern}/{where}", history_only=True)
 
 
 def _tool_status(ok: bool, name: str | None) -> Rule:
@@ -132,7 +146,7 @@ def _tool_status(ok: bool, name: str | None) -> Rule:
         return False
 
     what = "tool ok" if ok else "tool failed"
-    return Rule(test, f"{what}({name})" if name else what)
+    return Rule(test, f"{what}({name})" if name else what, history_only=True, tool_status=(name, ok))
 
 
 def tool_ok(name: str | None = None) -> Rule:
@@ -155,7 +169,8 @@ class Decision:
 
 @runtime_checkable
 class Decider(Protocol):
-    """A transition that names its own target among ``targets``."""
+    """A transition that names its own target among ``targets``. A decider that never answers
+    None may say so with a ``catch_all = True`` attribute (static checks read it)."""
 
     @property
     def targets(self) -> tuple[str, ...]: ...
@@ -195,6 +210,7 @@ class LLMChoice:
     """Ask an LLM to choose the next state among ``targets`` (see :func:`llm_choice`)."""
 
     __slots__ = ("fallback", "llm", "max_tokens", "question", "targets")
+    catch_all = True  # always names a state: the LLM's pick or the fallback
 
     def __init__(
         self,
@@ -262,6 +278,7 @@ class Choose:
     """A transition computed by your function (see :func:`choose`)."""
 
     __slots__ = ("fn", "label", "targets")
+    catch_all = False  # fn may return None: fall through to the next transition
 
     def __init__(self, fn: Callable[[RunContext], str | Awaitable[str | None] | None], targets: Sequence[str]) -> None:
         self.fn = fn

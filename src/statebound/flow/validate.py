@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from statebound.errors import DefinitionError
@@ -17,7 +17,7 @@ from statebound.flow.outputs import Output
 if TYPE_CHECKING:
     from statebound.flow.model import Flow
 
-__all__ = ["validate"]
+__all__ = ["distances", "reachable", "validate"]
 
 
 def _hint(name: str, known: Iterable[str]) -> str:
@@ -25,15 +25,22 @@ def _hint(name: str, known: Iterable[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def _reachable(start: Iterable[str], graph: dict[str, set[str]]) -> set[str]:
-    seen = set(start)
-    queue = deque(seen)
+def distances(start: Iterable[str], graph: Mapping[str, Iterable[str]]) -> dict[str, int]:
+    """The fewest transitions from any of ``start`` to each state reachable from them."""
+    found = dict.fromkeys(start, 0)
+    queue = deque(found)
     while queue:
-        for nxt in graph.get(queue.popleft(), ()):
-            if nxt not in seen:
-                seen.add(nxt)
+        node = queue.popleft()
+        for nxt in graph.get(node, ()):
+            if nxt not in found:
+                found[nxt] = found[node] + 1
                 queue.append(nxt)
-    return seen
+    return found
+
+
+def reachable(start: Iterable[str], graph: Mapping[str, Iterable[str]]) -> set[str]:
+    """The states reachable from ``start`` (included) in ``graph`` (state -> next states)."""
+    return set(distances(start, graph))
 
 
 def _problems(flow: Flow) -> list[str]:
@@ -88,7 +95,7 @@ def _problems(flow: Flow) -> list[str]:
     if problems or flow.initial not in known:
         return problems
 
-    unreachable = [n for n in names if n not in _reachable([flow.initial], graph)]
+    unreachable = [n for n in names if n not in reachable([flow.initial], graph)]
     if unreachable:
         problems.append(
             f"states {unreachable} cannot be reached from the initial state {flow.initial!r}; "
@@ -98,7 +105,7 @@ def _problems(flow: Flow) -> list[str]:
     for source, targets in graph.items():
         for target in targets:
             reverse.setdefault(target, set()).add(source)
-    can_finish = _reachable([s.name for s in flow.states if s.final], reverse)
+    can_finish = reachable([s.name for s in flow.states if s.final], reverse)
     stuck = [n for n in names if n not in can_finish]
     if stuck:
         problems.append(

@@ -91,12 +91,14 @@ def _placed(goal: Goal, times: int) -> Test:
     return test
 
 
-def _acting(name: str, instruction: str, transitions: list[tuple[Test, str]], max_tokens: int) -> State:
+def _acting(name: str, instruction: str, transitions: list[tuple[Test, str]], max_tokens: int,
+            *, otherwise: str | None = None) -> State:
+    """A state that acts once per visit; when no rule fires it goes to ``otherwise`` (itself)."""
     return State(
         name,
         agent=Agent(instruction),
         outputs=[CallLLM(max_tokens=max_tokens), CallTool(act, name="alfworld")],
-        transitions=[(_over, "End"), *transitions, (always(), name)],
+        transitions=[(_over, "End"), *transitions, (always(), otherwise or name)],
     )
 
 
@@ -111,7 +113,7 @@ def build_flow(goal: Goal, *, max_steps: int = 50, max_tokens: int = 48) -> Flow
                 f"them if they are closed. Reply with one action, e.g. 'go to countertop 1'.",
                 [(picked, after_take), (seen, "Take")], max_tokens),
         _acting("Take", f"You see a {obj}. Take it with 'take {obj} <number> from <place>'.",
-                [(picked, after_take), (seen, "Take"), (always(), "Find")], max_tokens),
+                [(picked, after_take), (seen, "Take")], max_tokens, otherwise="Find"),
     ]
     if goal.task_type in _PROCESS:
         name, tool = _PROCESS[goal.task_type]

@@ -93,7 +93,11 @@ def _load(path: Path, options: LlamaOptions, logits_all: bool) -> _Engine:
             llama = Llama(
                 model_path=str(path),
                 n_ctx=options.n_ctx,
+                # Prompts are evaluated with as many threads as generation; llama-cpp-python would
+                # use every core for them, which oversubscribes the machine when several workers
+                # each take one (2.6x slower prompts with two one-thread workers on two cores).
                 n_threads=options.threads(),
+                n_threads_batch=options.threads(),
                 n_batch=options.n_batch,
                 chat_format=options.chat_format,
                 logits_all=logits_all,

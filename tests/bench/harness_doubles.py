@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import re
+import time
+import uuid
 from pathlib import Path
 
 from statebound.bench.toy import oracle
@@ -45,3 +49,42 @@ async def sleepy(request: Request) -> str:
 
 def wordy(request: Request) -> str:
     return oracle(request) + " padding" * 30
+
+
+async def dozy(request: Request) -> str:
+    """:func:`oracle` after 0.3 s: a run of a few dozen episodes takes seconds (interrupt tests)."""
+    await asyncio.sleep(0.3)
+    return oracle(request)
+
+
+async def slow_to_stop(request: Request) -> str:
+    """:func:`oracle` after 0.3 s; when cancelled it cleans up for 60 s, cancelled again or not (a
+    stuck shutdown)."""
+    try:
+        await asyncio.sleep(0.3)
+    except asyncio.CancelledError:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(deadline - time.monotonic())
+        raise
+    return oracle(request)
+
+
+async def stuck_in_thread(request: Request) -> str:
+    """:func:`oracle` after 0.3 s for toy-000 to toy-007 and 30 s for the others, spent in a worker
+    thread as an in-process model's call is: a cancelled episode leaves its thread running."""
+    task = re.search(r"toy-(\d+)", request_text(request))
+    await asyncio.to_thread(time.sleep, 0.3 if task and int(task[1]) < 8 else 30)
+    return oracle(request)
+
+
+async def note_cancellation(request: Request) -> str:
+    """:func:`oracle` after 4 s; when cancelled it writes its prompt to a new file in the folder
+    $STATEBOUND_TEST_CANCELLED (a test sees a Ray task's cancellation reach its worker)."""
+    try:
+        await asyncio.sleep(4)
+    except asyncio.CancelledError:
+        (Path(os.environ["STATEBOUND_TEST_CANCELLED"]) / uuid.uuid4().hex).write_text(request_text(request))
+        raise
+    return oracle(request)

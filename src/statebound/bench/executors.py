@@ -9,8 +9,11 @@ per process, via :func:`statebound.bench.registry.load_benchmark` and
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from collections.abc import Mapping
+import signal
+import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -114,11 +117,24 @@ _WORKER_SPACE = _Workspace()  # one per Ray worker process, with one event loop 
 _WORKER_LOOP: asyncio.AbstractEventLoop | None = None
 
 
+# How long a cancelled episode may take to clean up in its worker before the task gives up on it.
+CANCEL_GRACE_SECONDS = 10.0
+
+
 def _run_in_worker(benchmark: str, options: dict[str, Any], plan: EpisodePlan, limits: EpisodeLimits) -> EpisodeResult:
     global _WORKER_LOOP
     if _WORKER_LOOP is None:
         _WORKER_LOOP = asyncio.new_event_loop()
-    return _WORKER_LOOP.run_until_complete(_WORKER_SPACE.run(benchmark, options, plan, limits))
+    episode = _WORKER_LOOP.create_task(_WORKER_SPACE.run(benchmark, options, plan, limits))
+    try:
+        return _WORKER_LOOP.run_until_complete(episode)
+    except BaseException:
+        # ray.cancel raises KeyboardInterrupt in the loop, not in the episode: cancel the episode so
+        # its cleanup runs (and nothing of it is left in the loop the worker's next task uses)
+        episode.cancel()
+        with contextlib.suppress(BaseException):
+            _WORKER_LOOP.run_until_complete(asyncio.wait([episode], timeout=CANCEL_GRACE_SECONDS))
+        raise
 
 
 @dataclass
@@ -145,7 +161,8 @@ class RayExecutor:
                 init["address"] = address
             elif self.num_cpus is not None:
                 init["num_cpus"] = self.num_cpus
-            ray.init(**init)
+            with _keep_sigterm_handler():
+                ray.init(**init)
             self._started_here = True
         self._remote = ray.remote(max_retries=WORKER_RETRIES)(_run_in_worker)
 
@@ -153,6 +170,12 @@ class RayExecutor:
         ref = self._remote.remote(self.benchmark_name, dict(self.benchmark_options), plan, limits)
         try:
             return await ref
+        except asyncio.CancelledError:  # the run stops (Ctrl-C, say): free the worker, store nothing
+            import ray
+
+            with contextlib.suppress(Exception):
+                ray.cancel(ref)  # a KeyboardInterrupt in the task, so the episode's cleanup runs
+            raise
         except Exception as exc:  # noqa: BLE001 - the worker died again: record a crashed episode
             if cluster_lost(exc):  # not the episode's doing: stop the run, store nothing for it
                 raise EnvironmentUnavailable(
@@ -169,6 +192,21 @@ class RayExecutor:
 
         if self._started_here:
             ray.shutdown()
+
+
+@contextlib.contextmanager
+def _keep_sigterm_handler() -> Iterator[None]:
+    """``ray.init`` replaces the SIGTERM handler with one that exits at once; keep one the program
+    installed itself (``statebound eval`` stops in order on SIGTERM, storing what finished)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        yield
+    finally:
+        if callable(previous):
+            signal.signal(signal.SIGTERM, previous)
 
 
 def make_executor(

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from statebound.cli.app import app
+
+if TYPE_CHECKING:
+    from statebound.bench.plan import RunConfig
 
 
 def _default_out(benchmark: str) -> Path:
@@ -40,10 +45,12 @@ def eval_command(
     no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bar."),
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the plots."),
 ) -> None:
-    """Run BENCHMARK and write the store, results.jsonl, trajectories, report and plots into --out."""
-    import asyncio
+    """Run BENCHMARK and write the store, results.jsonl, trajectories, report and plots into --out.
 
+    Ctrl-C (SIGINT) or SIGTERM stops the run, keeping the episodes that finished (exit status 130
+    or 143); --resume continues it. A second one exits at once."""
     from statebound.bench.evaluate import Execution, execute_run, finish_run, prepare_run
+    from statebound.bench.interrupt import RunInterrupted, SignalStop
     from statebound.bench.models import ModelSpec, parse_options
     from statebound.bench.plan import TaskSelection
     from statebound.bench.report import print_report
@@ -53,35 +60,57 @@ def eval_command(
     if resume and out is None:
         raise typer.BadParameter("--resume needs --out DIR (the run directory to continue)")
     out_dir = out or _default_out(benchmark)
+    config = None
+    with SignalStop() as stop:
+        try:
+            try:
+                model_options = parse_options(model_option, flag="--model-option")
+                config, bench = prepare_run(
+                    benchmark,
+                    agents=agent,
+                    models=[ModelSpec(name, model_options) for name in model],
+                    seeds=seed,
+                    selection=TaskSelection(
+                        ids=tuple(t.strip() for t in tasks.split(",") if t.strip()) if tasks else (),
+                        hardness=hardness,
+                        task_type=task_type,
+                        stratified=stratified,
+                        stratify_by=stratify_by,
+                        limit=limit,
+                    ),
+                    limits=EpisodeLimits(max_turns=max_turns, max_tokens=max_tokens, timeout_s=timeout),
+                    benchmark_options=parse_options(option),
+                )
+                execution = Execution(
+                    concurrency=concurrency, executor=executor, ray_address=ray_address,
+                    resume=resume, retry_errors=retry_errors, progress=not no_progress,
+                )
+                outcome = stop.run(execute_run(config, out_dir=out_dir, benchmark=bench, execution=execution))
+                report, files = finish_run([out_dir], out_dir=out_dir, plots=not no_plots)
+            except StateboundError as exc:
+                typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+                raise typer.Exit(2) from None
+            print_report(report)
+            typer.echo(
+                f"{outcome.ran} episodes run, {outcome.skipped} already stored, {outcome.crashed} crashed, "
+                f"{outcome.wall_seconds:.1f}s. Run directory: {out_dir} ({len(files)} files written)"
+            )
+        except RunInterrupted as interrupted:
+            typer.echo(_interrupted(config, out_dir), err=True)
+            stop.exit(interrupted.exit_code)
+
+
+def _interrupted(config: RunConfig | None, out_dir: Path) -> str:
+    """The line printed when a signal stopped the command."""
+    if config is None:
+        return "interrupted before the run started"
+    from statebound.bench.store import RunStore
+    from statebound.errors import StateboundError
+
+    planned = len(config.models) * len(config.agents) * len(config.seeds) * len(config.task_ids)
     try:
-        model_options = parse_options(model_option, flag="--model-option")
-        config, bench = prepare_run(
-            benchmark,
-            agents=agent,
-            models=[ModelSpec(name, model_options) for name in model],
-            seeds=seed,
-            selection=TaskSelection(
-                ids=tuple(t.strip() for t in tasks.split(",") if t.strip()) if tasks else (),
-                hardness=hardness,
-                task_type=task_type,
-                stratified=stratified,
-                stratify_by=stratify_by,
-                limit=limit,
-            ),
-            limits=EpisodeLimits(max_turns=max_turns, max_tokens=max_tokens, timeout_s=timeout),
-            benchmark_options=parse_options(option),
-        )
-        execution = Execution(
-            concurrency=concurrency, executor=executor, ray_address=ray_address,
-            resume=resume, retry_errors=retry_errors, progress=not no_progress,
-        )
-        outcome = asyncio.run(execute_run(config, out_dir=out_dir, benchmark=bench, execution=execution))
-        report, files = finish_run([out_dir], out_dir=out_dir, plots=not no_plots)
-    except StateboundError as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from None
-    print_report(report)
-    typer.echo(
-        f"{outcome.ran} episodes run, {outcome.skipped} already stored, {outcome.crashed} crashed, "
-        f"{outcome.wall_seconds:.1f}s. Run directory: {out_dir} ({len(files)} files written)"
-    )
+        with RunStore(out_dir, read_only=True) as store:
+            stored = len(store.finished())
+    except (StateboundError, sqlite3.Error):  # no store yet
+        stored = 0
+    return f"interrupted: {stored} of {planned} episodes stored; run the same command with --resume to continue"

@@ -80,11 +80,14 @@ async def stuck_in_thread(request: Request) -> str:
 
 
 async def note_cancellation(request: Request) -> str:
-    """:func:`oracle` after 4 s; when cancelled it writes its prompt to a new file in the folder
-    $STATEBOUND_TEST_CANCELLED (a test sees a Ray task's cancellation reach its worker)."""
+    """:func:`oracle` after 4 s; it writes its prompt to a new file in the folder
+    $STATEBOUND_TEST_CANCELLED/started when it starts, and in $STATEBOUND_TEST_CANCELLED when it is
+    cancelled (a test sees a Ray task's cancellation reach its worker)."""
+    folder = Path(os.environ["STATEBOUND_TEST_CANCELLED"])
+    (folder / "started" / uuid.uuid4().hex).write_text(request_text(request))
     try:
         await asyncio.sleep(4)
     except asyncio.CancelledError:
-        (Path(os.environ["STATEBOUND_TEST_CANCELLED"]) / uuid.uuid4().hex).write_text(request_text(request))
+        (folder / uuid.uuid4().hex).write_text(request_text(request))
         raise
     return oracle(request)

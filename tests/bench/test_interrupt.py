@@ -170,7 +170,12 @@ async def test_a_stopped_run_cancels_its_ray_tasks(tmp_path, monkeypatch):
     from statebound.bench.evaluate import Execution, execute_run, prepare_run
 
     cancelled = tmp_path / "cancelled"
-    cancelled.mkdir()
+    started = cancelled / "started"
+    started.mkdir(parents=True)
+
+    def notes() -> int:
+        return sum(path.is_file() for path in cancelled.iterdir())
+
     monkeypatch.setenv("STATEBOUND_TEST_CANCELLED", str(cancelled))
     monkeypatch.setenv("PYTHONPATH", str(HERE))  # workers import harness_doubles
     monkeypatch.delenv("RAY_ADDRESS", raising=False)  # a cluster of this test's own
@@ -182,16 +187,19 @@ async def test_a_stopped_run_cancels_its_ray_tasks(tmp_path, monkeypatch):
     try:
         run = asyncio.ensure_future(execute_run(
             config, out_dir=tmp_path / "run", execution=Execution(executor="ray", concurrency=2, progress=False)))
-        while _stored(tmp_path / "run")[0] < 2:
+        deadline = time.monotonic() + 120  # two stored and two more started in their workers
+        while _stored(tmp_path / "run")[0] < 2 or len(list(started.iterdir())) < _stored(tmp_path / "run")[0] + 2:
+            assert time.monotonic() < deadline, "the Ray run did not get going"
             await asyncio.sleep(0.1)
-        await asyncio.sleep(1)  # the next two episodes have started in their workers (they take 4 s)
         run.cancel()  # what SignalStop does on the first signal
         with pytest.raises(asyncio.CancelledError):
             await run
+        # every episode that started in a worker either finished (stored) or saw its cancellation
+        in_flight = len(list(started.iterdir())) - _stored(tmp_path / "run")[0]
         deadline = time.monotonic() + 30
-        while len(list(cancelled.iterdir())) < 2 and time.monotonic() < deadline:
+        while notes() < in_flight and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
-        assert len(list(cancelled.iterdir())) == 2  # the two episodes in flight, in their workers
+        assert in_flight >= 1 and notes() == in_flight
     finally:
         ray.shutdown()
         shutil.rmtree(ray_tmp, ignore_errors=True)

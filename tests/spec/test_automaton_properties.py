@@ -91,7 +91,9 @@ def test_words_from_the_language_are_accepted_and_every_prefix_allowed(formula: 
     """Walk valid_next greedily from the start: every step stays allowed and the walk can finish."""
     automaton = compile_formula(formula, alphabet=tuple(CODES))
     run: list[str] = []
-    for _ in range(12):
+    # from any node a finishing path is shorter than the automaton has nodes, so the walk ends
+    # within that many steps after the first 7 (the shortest word may be longer than 12 letters)
+    for _ in range(7 + len(automaton.edges)):
         if automaton.accepts(run) and (not automaton.valid_next(run) or len(run) > 6):
             break
         node = automaton.walk(run)
@@ -137,3 +139,12 @@ def test_marker_helpers() -> None:
     assert index.split("pre [Action] a [Action Input] b") == ("pre ", [("Act", " a "), ("Act-Inp", " b")])
     assert index.dangling("text [Action In") == len("[Action In")
     assert index.dangling("text [Action]") == 0 and index.dangling("text [x") == 0
+
+
+def test_the_walk_reaches_words_longer_than_twelve_states() -> None:
+    """The formula hypothesis found: its shortest word is 13 states long (once cut off at 12)."""
+    a = StateRef("a")
+    three = Until(a, a, 2, 2)  # a{2} a
+    formula = Until(Next((a, a, three)), three, 2, 2)  # (a a aaa){2} aaa
+    test_words_from_the_language_are_accepted_and_every_prefix_allowed.hypothesis.inner_test(formula)
+    assert compile_formula(formula, alphabet=tuple(CODES)).accepts(["a"] * 13)

@@ -1,11 +1,24 @@
 """A Ray run stores the same results as a local run (local Ray cluster, 2 CPUs)."""
 
+import shutil
+import tempfile
+
 import pytest
 
 from statebound.bench.evaluate import Execution, execute_run, finish_run, prepare_run
 from statebound.bench.store import RunStore
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(autouse=True)
+def private_ray_dir(monkeypatch):
+    """Each test's cluster keeps its sockets and logs in a folder of its own, so a cluster running
+    beside the suite (a benchmark record, say) keeps its /tmp/ray/session_latest."""
+    ray_tmp = tempfile.mkdtemp(prefix="sbray-", dir="/tmp")  # short: socket paths have a limit
+    monkeypatch.setenv("RAY_TMPDIR", ray_tmp)
+    yield
+    shutil.rmtree(ray_tmp, ignore_errors=True)
 
 
 def _rows(run_dir):

@@ -7,7 +7,6 @@ import contextlib
 import os
 import re
 import time
-import uuid
 from pathlib import Path
 
 from statebound.bench.toy import oracle
@@ -76,18 +75,4 @@ async def stuck_in_thread(request: Request) -> str:
     thread as an in-process model's call is: a cancelled episode leaves its thread running."""
     task = re.search(r"toy-(\d+)", request_text(request))
     await asyncio.to_thread(time.sleep, 0.3 if task and int(task[1]) < 8 else 30)
-    return oracle(request)
-
-
-async def note_cancellation(request: Request) -> str:
-    """:func:`oracle` after 4 s; it writes its prompt to a new file in the folder
-    $STATEBOUND_TEST_CANCELLED/started when it starts, and in $STATEBOUND_TEST_CANCELLED when it is
-    cancelled (a test sees a Ray task's cancellation reach its worker)."""
-    folder = Path(os.environ["STATEBOUND_TEST_CANCELLED"])
-    (folder / "started" / uuid.uuid4().hex).write_text(request_text(request))
-    try:
-        await asyncio.sleep(4)
-    except asyncio.CancelledError:
-        (folder / uuid.uuid4().hex).write_text(request_text(request))
-        raise
     return oracle(request)

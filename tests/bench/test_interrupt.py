@@ -3,7 +3,6 @@ flight are not (no crashed rows), a Ray cluster the run started is shut down, an
 the rest."""
 
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -158,50 +157,3 @@ def _processes_using(psutil, path):
         if any(path in part for part in process.info["cmdline"] or ()):
             found.append(process)
     return found
-
-
-@pytest.mark.integration
-async def test_a_stopped_run_cancels_its_ray_tasks(tmp_path, monkeypatch):
-    """On a cluster the run did not start (here one this test starts), the tasks in flight are
-    cancelled in their workers, and none is stored as crashed."""
-    ray = pytest.importorskip("ray")
-    import asyncio
-
-    from statebound.bench.evaluate import Execution, execute_run, prepare_run
-
-    cancelled = tmp_path / "cancelled"
-    started = cancelled / "started"
-    started.mkdir(parents=True)
-
-    def notes() -> int:
-        return sum(path.is_file() for path in cancelled.iterdir())
-
-    monkeypatch.setenv("STATEBOUND_TEST_CANCELLED", str(cancelled))
-    monkeypatch.setenv("PYTHONPATH", str(HERE))  # workers import harness_doubles
-    monkeypatch.delenv("RAY_ADDRESS", raising=False)  # a cluster of this test's own
-    ray_tmp = tempfile.mkdtemp(prefix="sbray-", dir="/tmp")  # short: socket paths
-    monkeypatch.setenv("RAY_TMPDIR", ray_tmp)
-    config, _ = prepare_run("toy", agents=["direct"], models=["function:harness_doubles:note_cancellation"],
-                            benchmark_options={"count": 20})
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        run = asyncio.ensure_future(execute_run(
-            config, out_dir=tmp_path / "run", execution=Execution(executor="ray", concurrency=2, progress=False)))
-        deadline = time.monotonic() + 120  # two stored and two more started in their workers
-        while _stored(tmp_path / "run")[0] < 2 or len(list(started.iterdir())) < _stored(tmp_path / "run")[0] + 2:
-            assert time.monotonic() < deadline, "the Ray run did not get going"
-            await asyncio.sleep(0.1)
-        run.cancel()  # what SignalStop does on the first signal
-        with pytest.raises(asyncio.CancelledError):
-            await run
-        # every episode that started in a worker either finished (stored) or saw its cancellation
-        in_flight = len(list(started.iterdir())) - _stored(tmp_path / "run")[0]
-        deadline = time.monotonic() + 30
-        while notes() < in_flight and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
-        assert in_flight >= 1 and notes() == in_flight
-    finally:
-        ray.shutdown()
-        shutil.rmtree(ray_tmp, ignore_errors=True)
-    stored, crashed = _stored(tmp_path / "run")
-    assert 2 <= stored < 20 and crashed == 0

@@ -22,6 +22,8 @@ def test_registry_builds_the_benchmark():
     assert set(benchmark.agents()) == {
         "stateflow",
         "sf-agent",
+        "stateflow-rethink",
+        "sf-agent-rethink",
         "react",
         "plan-solve",
         "gold",

@@ -84,6 +84,39 @@ def test_sf_agent_keeps_instructions_out_of_the_history():
     assert prompts.ERROR in error_system and prompts.SOLVE not in error_system
 
 
+def test_rethink_follows_a_failed_command_written_again():
+    replies = [
+        "Thought: hexdump\nAction: execute[xxd f]",
+        "Thought: try again\nAction: execute[xxd f]",  # same command, other thought
+        "Thought: use od\nAction: execute[od f]",
+    ]
+    results = [("xxd: command not found", False)] * 2 + [("0000", True)]
+    result, env, llm = _run(build_stateflow(rethink=True), replies, results)
+    assert result.trajectory == ("Init", "Solve", "Error", "Rethink", "End")
+    assert env.actions == ["execute[xxd f]", "execute[xxd f]", "execute[od f]"]
+    instructions = [e.content for e in result.history if e.source == "instruction"]
+    assert instructions[-1] == prompts.RETHINK
+    # Error and Solve decode greedily; Rethink samples, with a fixed seed
+    assert [(r.temperature, r.seed) for r in llm.requests] == [(0.0, None), (0.0, None), (0.7, 0)]
+
+
+def test_rethink_is_not_entered_for_a_new_command_or_a_repeat_that_prints():
+    replies = ["Action: execute[xxd f]", "Action: execute[od f]", "Action: execute[od f]"]
+    results = [("xxd: command not found", False), ("", True), ("0000", True)]
+    result, _, _ = _run(build_stateflow(rethink=True), replies, results)
+    assert result.trajectory == ("Init", "Solve", "Error", "Verify", "End")
+
+
+def test_rethink_off_keeps_the_paper_machine_going_round():
+    replies = ["Action: execute[xxd f]"] * 3 + ["Action: submit"]
+    results = [("xxd: command not found", False)] * 3
+    paper, _, _ = _run(build_stateflow(), replies, results)
+    assert paper.trajectory == ("Init", "Solve", "Error", "Error", "Error", "End")
+    extended, env, _ = _run(build_stateflow(view="sf-agent", rethink=True), replies[1:], results)
+    assert extended.trajectory == ("Init", "Solve", "Error", "Rethink", "End")
+    assert env.actions == ["execute[xxd f]", "execute[xxd f]", "submit"]
+
+
 def test_react_numbers_turns_and_submits():
     replies = [
         " I list the folder.\nAction 1: execute[ls /testbed]",

@@ -230,14 +230,17 @@ def _shipped() -> dict[str, Flow]:
 # empty), which step_outcome always sets to one of those four, so one rule always fires; the
 # checks cannot see that a plain function's cases are exhaustive.
 EXPECTED_WARNINGS = {
-    f"intercode-bash {view}": [(s, "no-default-transition") for s in ("Solve", "Verify", "Error")]
+    f"intercode-bash {view}{variant}": [
+        (s, "no-default-transition") for s in ("Solve", "Verify", "Error", "Rethink") if variant or s != "Rethink"
+    ]
     for view in ("stateflow", "sf-agent")
+    for variant in ("", "-rethink")
 }
 
 
 def test_shipped_flows_have_no_unexpected_warnings():
     flows = _shipped()
-    assert len(flows) == 2 + 13 + 4 + 6
+    assert len(flows) == 2 + 13 + 6 + 6
     for label, flow in flows.items():
         warnings = [(d.state, d.code) for d in check_flow(flow) if d.severity == "warning"]
         assert warnings == EXPECTED_WARNINGS.get(label, []), label

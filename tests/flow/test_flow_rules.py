@@ -18,6 +18,7 @@ from statebound.flow import (
     llm_choice,
     matches,
     parse_choice,
+    repeated,
     tool_failed,
     tool_ok,
 )
@@ -157,3 +158,57 @@ async def test_choose_returning_an_undeclared_target_is_an_error():
     flow, llm = _router(choose(lambda ctx: "B", targets=["C"]), (always(), "B"))
     result = await flow.run("t", llm=llm)
     assert isinstance(result.error, DefinitionError) and "declared" in str(result.error)
+
+
+def _loop(rule, replies):
+    flow = Flow(
+        name="loop",
+        initial="A",
+        states=[
+            State("A", outputs=[CallLLM()], transitions=[(rule, "Stuck"), (always(), "A")]),
+            State("Stuck", final=True),
+        ],
+        max_turns=10,
+    )
+    return flow.run_sync("task", llm=ScriptedLLM(replies))
+
+
+@pytest.mark.parametrize(
+    ("times", "replies", "turns_in_a"),
+    [
+        (2, ["x", "y", "y \n"], 3),  # the second y repeats the first (whitespace aside)
+        (2, ["x", "y", "x", "x"], 4),  # only consecutive replies count
+        (3, ["y", "y", "x", "y", "y", "y"], 6),
+    ],
+)
+def test_repeated_fires_when_the_latest_replies_are_the_same(times, replies, turns_in_a):
+    result = _loop(repeated(times), replies)
+    assert result.exit_state == "Stuck"
+    assert result.trajectory == ("A",) * turns_in_a + ("Stuck",)
+
+
+def test_repeated_needs_as_many_entries_as_it_counts():
+    result = _loop(repeated(3), ["x", "x", "y", "y", "z", "z", "v", "v", "w", "w"])
+    assert set(result.trajectory) == {"A"}  # never three in a row: the turn limit ends it
+    assert result.exit_reason.value == "turn_limit"
+
+
+def test_repeated_looks_only_at_its_source():
+    replies = iter(["a", "b"])
+    flow = Flow(
+        name="loop",
+        initial="A",
+        states=[
+            State("A", outputs=[CallLLM(), CallTool(lambda ctx: next(replies, "same"), blocking=False)],
+                  transitions=[(repeated(2, source="tool"), "Stuck"), (always(), "A")]),
+            State("Stuck", final=True),
+        ],
+        max_turns=10,
+    )
+    result = flow.run_sync("task", llm=ScriptedLLM(["1", "2", "3", "4"]))
+    assert result.trajectory == ("A", "A", "A", "A", "Stuck")  # tool said a, b, same, same
+
+
+def test_repeated_rejects_fewer_than_two():
+    with pytest.raises(DefinitionError, match="times >= 2"):
+        repeated(1)

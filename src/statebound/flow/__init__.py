@@ -3,7 +3,7 @@
 A :class:`Flow` has states; entering a state runs its output functions in order
 (:class:`Instruction`, :class:`CallLLM`, :class:`CallTool`, :class:`GroupChat`), each appending
 to the shared context history; then its transitions pick the next state, by rules over the history
-(:func:`contains`, :func:`matches`, :func:`tool_ok`, :func:`tool_failed`, :func:`always`,
+(:func:`contains`, :func:`matches`, :func:`repeated`, :func:`tool_ok`, :func:`tool_failed`, :func:`always`,
 :func:`choose`) or by asking an LLM (:func:`llm_choice`). A run ends in a final state or at a
 limit (turns, visits per state, token budget) and returns a :class:`RunResult`.
 :func:`check_flow` lints a flow for what is legal but almost certainly wrong.
@@ -43,6 +43,7 @@ from statebound.flow.rules import (
     llm_choice,
     matches,
     parse_choice,
+    repeated,
     tool_failed,
     tool_ok,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "always",
     "contains",
     "matches",
+    "repeated",
     "tool_ok",
     "tool_failed",
     "llm_choice",

@@ -89,6 +89,7 @@ class CallLLM:
     temperature: float = 0.0
     grammar: str | None = None
     render: Callable[[RunContext], Sequence[Message]] | None = None
+    seed: int | None = None  # fixes the draw when sampling at a temperature (backends that can)
 
     async def run(self, ctx: RunContext) -> None:
         messages = ctx.messages() if self.render is None else tuple(self.render(ctx))
@@ -98,6 +99,7 @@ class CallLLM:
             max_tokens=self.max_tokens,
             temperature=self.temperature,
             grammar=self.grammar,
+            seed=self.seed,
         )
         completion = await ctx.complete(request, llm=self.llm)
         name = ctx.speaker or (ctx.agent.name if ctx.agent is not None else None)

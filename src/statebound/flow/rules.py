@@ -3,8 +3,8 @@
 A state's ``transitions`` is an ordered list; the first that fires wins. Each item is either
 
 * ``(rule, "Target")`` -- ``rule(ctx) -> bool``: a :class:`Rule` from the helpers below
-  (:func:`always`, :func:`contains`, :func:`matches`, :func:`tool_ok`, :func:`tool_failed`,
-  combinable with ``&``, ``|``, ``~``) or any plain function of the :class:`RunContext`; or
+  (:func:`always`, :func:`contains`, :func:`matches`, :func:`repeated`, :func:`tool_ok`,
+  :func:`tool_failed`, combinable with ``&``, ``|``, ``~``) or any plain function of the :class:`RunContext`; or
 * a :class:`Decider` that names the target itself: :func:`llm_choice` (ask an LLM, parse its
   answer strictly, fall back when it names no allowed state) or :func:`choose` (your function).
 """
@@ -19,7 +19,7 @@ from typing import Protocol, runtime_checkable
 
 from statebound.errors import DefinitionError
 from statebound.flow.context import RunContext
-from statebound.flow.history import Source
+from statebound.flow.history import Entry, Source
 from statebound.llm.base import LLM, Message, Request
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "llm_choice",
     "matches",
     "parse_choice",
+    "repeated",
     "tool_failed",
     "tool_ok",
 ]
@@ -134,6 +135,31 @@ def matches(pattern: str | re.Pattern[str], *, source: Source | None = None, fla
 
     where = f" in {source}" if source else ""
     return Rule(test, f"matches /{compiled.pattern}/{where}", history_only=True)
+
+
+def repeated(
+    times: int = 2, *, source: Source = "llm", key: Callable[[Entry], object] | None = None
+) -> Rule:
+    """Fires when the latest ``times`` entries from ``source`` are the same: the model is going
+    round in circles, as greedy decoding of a small model often does after a failure.
+
+    Entries compare by their text without surrounding whitespace, or by ``key(entry)`` (say, the
+    command a tool entry's ``data`` says it ran, whatever thought came with it).
+    """
+    if times < 2:
+        raise DefinitionError(f"repeated(times={times}): a repetition needs times >= 2")
+    identity = key or (lambda entry: entry.content.strip())
+
+    def test(ctx: RunContext) -> bool:
+        latest = []
+        for entry in reversed(ctx.history):
+            if entry.source == source:
+                latest.append(identity(entry))
+                if len(latest) == times:
+                    return all(item == latest[0] for item in latest)
+        return False
+
+    return Rule(test, f"{source} repeated {times}x", history_only=True)
 
 
 def _tool_status(ok: bool, name: str | None) -> Rule:

@@ -1,8 +1,8 @@
 """The ``intercode-bash`` benchmark: 200 tasks over four file systems, in a bubblewrap sandbox.
 
 ``statebound eval intercode-bash --agent stateflow`` runs it through the harness. Agents:
-``stateflow``, ``sf-agent``, ``react``, ``plan-solve`` (model-driven) and the oracles ``gold`` and
-``replay`` (``--option replay=FILE``, JSON lines ``{"task": ID, "actions": [...]}``). The
+``stateflow``, ``sf-agent``, ``react``, ``plan-solve`` (model-driven), our extensions
+``stateflow-rethink`` and ``sf-agent-rethink``, and the oracles ``gold`` and ``replay`` (``--option replay=FILE``, JSON lines ``{"task": ID, "actions": [...]}``). The
 harness's ``max_turns`` (10) bounds the actions of an episode; at the limit it is submitted as it
 stands. Options: ``replay``, ``observation_chars`` (350: what the model sees of one output),
 ``format`` (``free``, or ``grammar``: every reply constrained by a GBNF grammar, llama.cpp models
@@ -41,6 +41,9 @@ __all__ = ["AGENTS", "BashBenchmark", "make_benchmark"]
 FLOWS: dict[str, Callable[..., Flow]] = {
     "stateflow": lambda **kw: build_stateflow(view="stateflow", **kw),
     "sf-agent": lambda **kw: build_stateflow(view="sf-agent", **kw),
+    # our extension: a Rethink state for a failed command written again (see build_stateflow)
+    "stateflow-rethink": lambda **kw: build_stateflow(view="stateflow", rethink=True, **kw),
+    "sf-agent-rethink": lambda **kw: build_stateflow(view="sf-agent", rethink=True, **kw),
     "react": build_react,
     "plan-solve": build_plan_solve,
 }

@@ -20,6 +20,7 @@ __all__ = [
     "PLAN_INTRO",
     "REACT_DEMOS",
     "REACT_INTRO",
+    "RETHINK",
     "SETTING",
     "SOLVE",
     "SYSTEM",
@@ -76,6 +77,15 @@ For action, put your {LANGUAGE} command in the execute[] block. Only give one co
 Reply with the following template (<...> is the field description, replace it with your own response):
 Thought: <your thought on whether the task is solved and last output answers the question.>
 Action: execute[<your command>]"""
+
+# -- Rethink (our extension of the StateFlow machine, not in the paper) ---------------------------
+
+RETHINK = f"""## Instruction
+Your last command is the same as the command before it, and it did not work either time. Running it again will not help.
+Think about what the question asks and what went wrong, then give a different {LANGUAGE} command. If the question is already answered, submit.
+Reply with the following template (<...> is the field description):
+Thought: <what to do differently, in one sentence>
+Action: execute[<your new command>] or submit"""
 
 # -- ReAct (upstream InterCode's template shape; our own demonstrations) -------------------------
 

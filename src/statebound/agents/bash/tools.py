@@ -16,11 +16,11 @@ from statebound.agents.turns import latest_reply, latest_tool_data
 from statebound.envs.base import StepResult
 from statebound.envs.bash.actions import INVALID_ACTION_OBSERVATION, format_execute
 from statebound.envs.bash.env import TIMEOUT_OBSERVATION
-from statebound.flow import RunContext, ToolResult
+from statebound.flow import RunContext, ToolResult, repeated
 
 __all__ = [
     "ERROR_MARKERS", "Outcome", "action_from_reply", "code_from_reply", "execute_code",
-    "execute_reply", "execution_failed", "outcome_is", "step_outcome",
+    "execute_reply", "execution_failed", "outcome_is", "same_command_again", "step_outcome",
 ]  # fmt: skip
 
 Outcome = Literal["submit", "error", "empty", "output"]
@@ -98,3 +98,7 @@ def outcome_is(*outcomes: Outcome) -> Callable[[RunContext], bool]:
 
     rule.__name__ = "outcome_" + "_or_".join(outcomes)
     return rule
+
+
+# the command just run is the one run before it (whatever thoughts came with them)
+same_command_again = repeated(2, source="tool", key=lambda entry: (entry.data or {}).get("action"))

@@ -121,7 +121,7 @@ def finish_run(
     for run_dir in run_dirs:
         with RunStore(run_dir, read_only=True) as store:
             files.append(export_run(store))
-    runs = load_runs(run_dirs, with_trajectories=plots)
+    runs = load_runs(run_dirs, with_trajectories=True)  # plots and the repeated-replies table
     report = build_report(runs, breakdown_keys=breakdown_keys)
     files += write_report(report, out_dir)
     drawn: list[Path] = []

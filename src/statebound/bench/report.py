@@ -19,6 +19,7 @@ from statebound.bench.columns import MetaColumn
 from statebound.bench.metrics import COLUMNS, Summary, group_label, group_value, summarize
 from statebound.bench.plan import RunConfig
 from statebound.bench.registry import report_columns
+from statebound.bench.repetition import STUCK_RUN, Repetition, summarize_repetition
 from statebound.bench.stats import Bootstrap, McNemar, mcnemar_exact, paired_bootstrap
 from statebound.bench.store import RunStore
 from statebound.bench.types import EpisodeResult
@@ -93,6 +94,7 @@ class Report:
     breakdowns: dict[str, list[Summary]] = field(default_factory=dict)
     comparisons: list[Comparison] = field(default_factory=list)
     columns: tuple[MetaColumn, ...] = ()  # the benchmarks' own columns, in Summary.extra
+    repetition: list[Repetition] = field(default_factory=list)  # needs loaded trajectories
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -101,6 +103,7 @@ class Report:
             "main": [s.to_json() for s in self.main],
             "breakdowns": {key: [s.to_json() for s in rows] for key, rows in self.breakdowns.items()},
             "comparisons": [asdict(c) for c in self.comparisons],
+            "repetition": [r.to_json() for r in self.repetition],
         }
 
 
@@ -162,7 +165,8 @@ def build_report(
     breakdown_keys: Sequence[str] | None = None,
     columns: Sequence[MetaColumn] | None = None,
 ) -> Report:
-    """Tables grouped by (run,) agent and model; groups differing in exactly one key are compared.
+    """Tables grouped by (run,) agent and model; groups differing in exactly one key are compared;
+    runs loaded with their trajectories also get the repeated-replies table.
 
     ``columns`` defaults to those the runs' benchmarks declare (``registry.REPORT_COLUMNS``)."""
     results = [r for run in runs for r in run.results]
@@ -179,7 +183,8 @@ def build_report(
     for a, b in combinations(groups, 2):
         if sum(x != y for x, y in zip(a, b)) == 1 and (found := _compare(results, keys, a, b)):
             comparisons.append(found)
-    return Report(keys, main, breakdowns, comparisons, tuple(columns))
+    repetition = summarize_repetition(results, by=keys)
+    return Report(keys, main, breakdowns, comparisons, tuple(columns), repetition)
 
 
 # --- rendering ------------------------------------------------------------------------------
@@ -217,6 +222,17 @@ def _comparison_table(report: Report) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
+def _repetition_table(report: Report) -> tuple[list[str], list[list[str]]]:
+    header = [*report.group_keys, "episodes", f"stuck % ({STUCK_RUN}+ in a row)", "longest run",
+              "replies repeated %"]
+    body = [
+        [*(str(row.group[k]) for k in report.group_keys), str(row.episodes), f"{row.stuck:.1f}",
+         f"{row.longest:.2f}", f"{row.repeated:.1f}"]
+        for row in report.repetition
+    ]
+    return header, body
+
+
 def sections(report: Report) -> list[tuple[str, list[str], list[list[str]]]]:
     """The report as (heading, header, rows) tables, in the order every format shows them."""
     sections = [("Results", *_table(report.main, report.group_keys, report.columns))]
@@ -224,6 +240,8 @@ def sections(report: Report) -> list[tuple[str, list[str], list[list[str]]]]:
         sections.append((f"By {key}", *_table(rows, (*report.group_keys, key), report.columns)))
     if report.comparisons:
         sections.append(("Paired comparisons (same tasks and seeds)", *_comparison_table(report)))
+    if report.repetition:
+        sections.append(("Repeated replies (the same reply written again)", *_repetition_table(report)))
     return sections
 
 

@@ -10,7 +10,7 @@ stands.
 
 ``rethink=True`` is our extension (agents ``stateflow-rethink`` and ``sf-agent-rethink``), not
 the paper's: with greedy decoding a small model often writes the failed command again and again
-(the embedded model did so 3 times in a row in 125 of 200 ``stateflow`` episodes). When the
+(the embedded model did so 3 times in a row in 143 of 200 ``stateflow`` episodes). When the
 command just run is the one run before and it did not print a result, the machine goes to
 Rethink, which says so and samples the next reply at temperature 0.7 (seeded, so runs repeat).
 """
@@ -23,19 +23,20 @@ from statebound.agents.bash import prompts
 from statebound.agents.bash.tools import execute_reply, outcome_is, same_command_again
 from statebound.agents.response_format import ResponseFormat, thought_action_grammar
 from statebound.flow import Agent, CallLLM, CallTool, Flow, Instruction, State, always
+from statebound.flow.model import Transition
 from statebound.flow.outputs import Output
 
 __all__ = ["View", "build_stateflow"]
 
 View = Literal["stateflow", "sf-agent"]
 STOP = ("\nObservation", "Observation:")
-TRANSITIONS = [
+TRANSITIONS: list[Transition] = [
     (outcome_is("submit", "output"), "End"),
     (outcome_is("error"), "Error"),
     (outcome_is("empty"), "Verify"),
 ]
 # with rethink: a command run twice in a row without a result goes to Rethink first
-RETHINK_TRANSITIONS = [TRANSITIONS[0], (same_command_again, "Rethink"), *TRANSITIONS[1:]]
+RETHINK_TRANSITIONS: list[Transition] = [TRANSITIONS[0], (same_command_again, "Rethink"), *TRANSITIONS[1:]]
 RETHINK_TEMPERATURE = 0.7
 RETHINK_SEED = 0
 

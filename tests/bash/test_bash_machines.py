@@ -87,17 +87,32 @@ def test_sf_agent_keeps_instructions_out_of_the_history():
 def test_rethink_follows_a_failed_command_written_again():
     replies = [
         "Thought: hexdump\nAction: execute[xxd f]",
-        "Thought: try again\nAction: execute[xxd f]",  # same command, other thought
+        "Thought: list\nAction: execute[ls /nowhere]",
+        "Thought: try again\nAction: execute[xxd f]",
+        "Thought: try again\nAction: execute[xxd f]",  # same command twice in a row
         "Thought: use od\nAction: execute[od f]",
     ]
-    results = [("xxd: command not found", False)] * 2 + [("0000", True)]
+    results = [("xxd: command not found\nmore", False), ("", True), ("xxd: command not found", False),
+               ("xxd: command not found", False), ("0000", True)]
     result, env, llm = _run(build_stateflow(rethink=True), replies, results)
-    assert result.trajectory == ("Init", "Solve", "Error", "Rethink", "End")
-    assert env.actions == ["execute[xxd f]", "execute[xxd f]", "execute[od f]"]
-    instructions = [e.content for e in result.history if e.source == "instruction"]
-    assert instructions[-1] == prompts.RETHINK
-    # Error and Solve decode greedily; Rethink samples, with a fixed seed
-    assert [(r.temperature, r.seed) for r in llm.requests] == [(0.0, None), (0.0, None), (0.7, 0)]
+    assert result.trajectory == ("Init", "Solve", "Error", "Verify", "Error", "Rethink", "End")
+    assert env.actions[-1] == "execute[od f]"
+    # Rethink sends no history: the question and the distinct failed commands, latest use last
+    system, user = llm.requests[-1].messages
+    assert system.content == prompts.SYSTEM
+    assert user.content == prompts.RETHINK.format(
+        question="Count the lines of /testbed/recent.txt",
+        tried="- execute[ls /nowhere] -> (no output)\n- execute[xxd f] -> xxd: command not found",
+    )
+    assert [(r.temperature, r.seed) for r in llm.requests] == [(0.0, None)] * 4 + [(0.7, 0)]
+
+
+def test_rethink_draws_a_new_sample_on_each_visit():
+    replies = ["Action: execute[xxd f]"] * 4 + ["Action: submit"]
+    results = [("xxd: command not found", False)] * 4
+    result, _, llm = _run(build_stateflow(rethink=True), replies, results)
+    assert result.trajectory == ("Init", "Solve", "Error", "Rethink", "Rethink", "Rethink", "End")
+    assert [r.seed for r in llm.requests[2:]] == [0, 1, 2]  # seed + visit - 1
 
 
 def test_rethink_is_not_entered_for_a_new_command_or_a_repeat_that_prints():
@@ -115,6 +130,7 @@ def test_rethink_off_keeps_the_paper_machine_going_round():
     extended, env, _ = _run(build_stateflow(view="sf-agent", rethink=True), replies[1:], results)
     assert extended.trajectory == ("Init", "Solve", "Error", "Rethink", "End")
     assert env.actions == ["execute[xxd f]", "execute[xxd f]", "submit"]
+    assert not [e for e in extended.history if e.source == "instruction"]  # sf-agent: none stored
 
 
 def test_react_numbers_turns_and_submits():

@@ -89,7 +89,9 @@ class CallLLM:
     temperature: float = 0.0
     grammar: str | None = None
     render: Callable[[RunContext], Sequence[Message]] | None = None
-    seed: int | None = None  # fixes the draw when sampling at a temperature (backends that can)
+    # fixes the draw when sampling at a temperature (backends that can): visit n of the state
+    # draws with seed + n - 1, so a state entered again does not repeat its sample
+    seed: int | None = None
 
     async def run(self, ctx: RunContext) -> None:
         messages = ctx.messages() if self.render is None else tuple(self.render(ctx))
@@ -99,7 +101,7 @@ class CallLLM:
             max_tokens=self.max_tokens,
             temperature=self.temperature,
             grammar=self.grammar,
-            seed=self.seed,
+            seed=None if self.seed is None else self.seed + ctx.visits.get(ctx.state, 1) - 1,
         )
         completion = await ctx.complete(request, llm=self.llm)
         name = ctx.speaker or (ctx.agent.name if ctx.agent is not None else None)

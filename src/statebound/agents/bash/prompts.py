@@ -80,10 +80,12 @@ Action: execute[<your command>]"""
 
 # -- Rethink (our extension of the StateFlow machine, not in the paper) ---------------------------
 
-RETHINK = f"""## Instruction
-Your last command is the same as the command before it, and it did not work either time. Running it again will not help.
-Think about what the question asks and what went wrong, then give a different {LANGUAGE} command. If the question is already answered, submit.
-Reply with the following template (<...> is the field description):
+RETHINK = f"""Question: {{question}}
+## Instruction
+These commands did not solve the question; the last one was run twice in a row:
+{{tried}}
+Running them again will not help. Think about what the question asks, then give a different {LANGUAGE} command. If the question is already answered, submit.
+## RESPONSE FORMAT
 Thought: <what to do differently, in one sentence>
 Action: execute[<your new command>] or submit"""
 

@@ -12,7 +12,9 @@ stands.
 the paper's: with greedy decoding a small model often writes the failed command again and again
 (the embedded model did so 3 times in a row in 143 of 200 ``stateflow`` episodes). When the
 command just run is the one run before and it did not print a result, the machine goes to
-Rethink, which says so and samples the next reply at temperature 0.7 (seeded, so runs repeat).
+Rethink. Rethink shows the model the question and the commands that failed so far instead of the
+history it keeps copying (:mod:`statebound.agents.bash.rethink`) and samples its reply at
+temperature 0.7 with a fixed seed, so runs repeat.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 from typing import Literal
 
 from statebound.agents.bash import prompts
+from statebound.agents.bash.rethink import rethink_messages
 from statebound.agents.bash.tools import execute_reply, outcome_is, same_command_again
 from statebound.agents.response_format import ResponseFormat, thought_action_grammar
 from statebound.flow import Agent, CallLLM, CallTool, Flow, Instruction, State, always
@@ -56,9 +59,8 @@ def build_stateflow(
     grammar = thought_action_grammar() if response_format == "grammar" else None
     transitions = RETHINK_TRANSITIONS if rethink else TRANSITIONS
 
-    def solving(name: str, instruction: str, *, temperature: float = 0.0) -> State:
-        call = CallLLM(max_tokens=max_tokens, stop=STOP, grammar=grammar, temperature=temperature,
-                       seed=RETHINK_SEED if temperature else None)
+    def solving(name: str, instruction: str) -> State:
+        call = CallLLM(max_tokens=max_tokens, stop=STOP, grammar=grammar)
         act: list[Output] = [call, CallTool(execute_reply, name="bash")]
         if view == "sf-agent":
             return State(
@@ -66,12 +68,18 @@ def build_stateflow(
             )
         return State(name, outputs=[Instruction(instruction), *act], transitions=transitions)
 
+    # the same in both views: its own prompt (no history), sampled
+    rethinking = State("Rethink", transitions=transitions, description="a failed command came again", outputs=[
+        CallLLM(max_tokens=max_tokens, stop=STOP, grammar=grammar, render=rethink_messages,
+                temperature=RETHINK_TEMPERATURE, seed=RETHINK_SEED),
+        CallTool(execute_reply, name="bash"),
+    ])
     states = [
         State("Init", transitions=[(always(), "Solve")], description="the task is given"),
         solving("Solve", prompts.SOLVE),
         solving("Verify", prompts.VERIFY),
         solving("Error", prompts.ERROR),
-        *([solving("Rethink", prompts.RETHINK, temperature=RETHINK_TEMPERATURE)] if rethink else []),
+        *([rethinking] if rethink else []),
         State("End", final=True),
     ]
     # one transition per executed action, plus Init -> Solve

@@ -164,3 +164,15 @@ def test_plan_solve_runs_one_command_per_step():
     assert env.actions == ["execute[ls /testbed]", "execute[wc -l /testbed/recent.txt]"]
     assert result.trajectory == ("Plan", "Solve", "Solve", "End")
     assert llm.requests[2].messages[-1].content == "Observation: recent.txt\nStep: Count the lines"
+
+
+def test_rethink_lists_at_most_the_latest_five_failed_commands():
+    from statebound.agents.bash.rethink import TRIED_SHOWN
+
+    replies = [f"Action: execute[bad{i}]" for i in range(7)] + ["Action: execute[bad6]", "Action: submit"]
+    results = [(f"bad{i}: command not found", False) for i in range(7)] + [("bad6: command not found", False)]
+    result, _, llm = _run(build_stateflow(rethink=True), replies, results)
+    assert result.trajectory[-2:] == ("Rethink", "End")
+    listed = llm.requests[-1].messages[1].content.split("twice in a row:\n")[1].split("\nRunning")[0]
+    shown = range(7 - TRIED_SHOWN, 7)  # the latest distinct ones, oldest first
+    assert listed.splitlines() == [f"- execute[bad{i}] -> bad{i}: command not found" for i in shown]

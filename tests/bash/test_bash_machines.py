@@ -102,14 +102,14 @@ def test_rethink_follows_a_failed_command_written_again():
     assert system.content == prompts.SYSTEM
     assert user.content == prompts.RETHINK.format(
         question="Count the lines of /testbed/recent.txt",
-        tried="- execute[ls /nowhere] -> (no output)\n- execute[xxd f] -> xxd: command not found",
-    )
+        tried="- execute[ls /nowhere] (it printed: nothing)\n- execute[xxd f] (it printed: xxd: command not found)",
+    ) + prompts.SOLVE
     assert [(r.temperature, r.seed) for r in llm.requests] == [(0.0, None)] * 4 + [(0.7, 0)]
 
 
-def test_rethink_draws_a_new_sample_on_each_visit():
-    replies = ["Action: execute[xxd f]"] * 4 + ["Action: submit"]
-    results = [("xxd: command not found", False)] * 4
+def test_rethink_stays_until_a_result_and_draws_a_new_sample_on_each_visit():
+    replies = ["Action: execute[xxd f]"] * 3 + ["Action: execute[touch x]", "Action: submit"]
+    results = [("xxd: command not found", False)] * 3 + [("", True)]  # an error, then no output
     result, _, llm = _run(build_stateflow(rethink=True), replies, results)
     assert result.trajectory == ("Init", "Solve", "Error", "Rethink", "Rethink", "Rethink", "End")
     assert [r.seed for r in llm.requests[2:]] == [0, 1, 2]  # seed + visit - 1
@@ -173,6 +173,6 @@ def test_rethink_lists_at_most_the_latest_five_failed_commands():
     results = [(f"bad{i}: command not found", False) for i in range(7)] + [("bad6: command not found", False)]
     result, _, llm = _run(build_stateflow(rethink=True), replies, results)
     assert result.trajectory[-2:] == ("Rethink", "End")
-    listed = llm.requests[-1].messages[1].content.split("twice in a row:\n")[1].split("\nRunning")[0]
+    listed = llm.requests[-1].messages[1].content.split("run them again:\n")[1].split("\n## ")[0]
     shown = range(7 - TRIED_SHOWN, 7)  # the latest distinct ones, oldest first
-    assert listed.splitlines() == [f"- execute[bad{i}] -> bad{i}: command not found" for i in shown]
+    assert listed.splitlines() == [f"- execute[bad{i}] (it printed: bad{i}: command not found)" for i in shown]

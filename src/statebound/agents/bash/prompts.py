@@ -80,14 +80,13 @@ Action: execute[<your command>]"""
 
 # -- Rethink (our extension of the StateFlow machine, not in the paper) ---------------------------
 
-RETHINK = f"""Question: {{question}}
-## Instruction
-These commands did not solve the question; the last one was run twice in a row:
-{{tried}}
-Running them again will not help. Think about what the question asks, then give a different {LANGUAGE} command. If the question is already answered, submit.
-## RESPONSE FORMAT
-Thought: <what to do differently, in one sentence>
-Action: execute[<your new command>] or submit"""
+# The question and the failed commands; the Rethink prompt then goes on with SOLVE (its instruction
+# and examples): a small model copies the last text it sees, so the prompt ends on real commands.
+RETHINK = """Question: {question}
+## Failed commands
+These commands did not answer the question. Do not run them again:
+{tried}
+"""
 
 # -- ReAct (upstream InterCode's template shape; our own demonstrations) -------------------------
 

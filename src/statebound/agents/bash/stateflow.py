@@ -14,7 +14,9 @@ the paper's: with greedy decoding a small model often writes the failed command 
 command just run is the one run before and it did not print a result, the machine goes to
 Rethink. Rethink shows the model the question and the commands that failed so far instead of the
 history it keeps copying (:mod:`statebound.agents.bash.rethink`) and samples its reply at
-temperature 0.7 with a fixed seed, so runs repeat.
+temperature 0.7 with a fixed seed, so runs repeat. A command with output (or ``submit``) ends the
+run as elsewhere; anything else stays in Rethink, since the other states, which see the history,
+went back to the repeated command.
 """
 
 from __future__ import annotations
@@ -68,8 +70,10 @@ def build_stateflow(
             )
         return State(name, outputs=[Instruction(instruction), *act], transitions=transitions)
 
-    # the same in both views: its own prompt (no history), sampled
-    rethinking = State("Rethink", transitions=transitions, description="a failed command came again", outputs=[
+    # the same in both views: its own prompt (no history), sampled; only a result leaves it, since
+    # the other states' history would bring the repeated command back
+    rethinking = State("Rethink", transitions=[TRANSITIONS[0], (always(), "Rethink")],
+                       description="a failed command came again", outputs=[
         CallLLM(max_tokens=max_tokens, stop=STOP, grammar=grammar, render=rethink_messages,
                 temperature=RETHINK_TEMPERATURE, seed=RETHINK_SEED),
         CallTool(execute_reply, name="bash"),

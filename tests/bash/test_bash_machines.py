@@ -105,6 +105,8 @@ def test_rethink_follows_a_failed_command_written_again():
         tried="- execute[ls /nowhere] (it printed: nothing)\n- execute[xxd f] (it printed: xxd: command not found)",
     ) + prompts.SOLVE
     assert [(r.temperature, r.seed) for r in llm.requests] == [(0.0, None)] * 4 + [(0.7, 0)]
+    stored = [e.content for e in result.history if e.source == "instruction"]
+    assert stored[-1] == user.content  # stored too, so trajectories show what Rethink sent
 
 
 def test_rethink_stays_until_a_result_and_draws_a_new_sample_on_each_visit():
@@ -130,7 +132,8 @@ def test_rethink_off_keeps_the_paper_machine_going_round():
     extended, env, _ = _run(build_stateflow(view="sf-agent", rethink=True), replies[1:], results)
     assert extended.trajectory == ("Init", "Solve", "Error", "Rethink", "End")
     assert env.actions == ["execute[xxd f]", "execute[xxd f]", "submit"]
-    assert not [e for e in extended.history if e.source == "instruction"]  # sf-agent: none stored
+    # sf-agent stores no state instruction, but Rethink's prompt is stored in both views
+    assert [e.state for e in extended.history if e.source == "instruction"] == ["Rethink"]
 
 
 def test_react_numbers_turns_and_submits():

@@ -12,7 +12,7 @@ from statebound.agents.bash import prompts
 from statebound.flow import RunContext
 from statebound.llm.base import Message
 
-__all__ = ["TRIED_SHOWN", "rethink_messages", "tried_commands"]
+__all__ = ["TRIED_SHOWN", "rethink_messages", "rethink_prompt", "tried_commands"]
 
 TRIED_SHOWN = 5  # the latest distinct commands listed
 _OBSERVATION_CHARS = 120
@@ -31,10 +31,14 @@ def tried_commands(ctx: RunContext) -> list[tuple[str, str]]:
     return list(tried.items())[-TRIED_SHOWN:]
 
 
-def rethink_messages(ctx: RunContext) -> list[Message]:
-    """System prompt, then the question and the failed commands in one user message."""
+def rethink_prompt(ctx: RunContext) -> str:
+    """The question, the failed commands, then Solve's instruction and examples."""
     tried = "\n".join(f"- {action} (it printed: {output})" for action, output in tried_commands(ctx))
-    return [
-        Message("system", prompts.SYSTEM),
-        Message("user", prompts.RETHINK.format(question=ctx.task, tried=tried) + prompts.SOLVE),
-    ]
+    return prompts.RETHINK.format(question=ctx.task, tried=tried) + prompts.SOLVE
+
+
+def rethink_messages(ctx: RunContext) -> list[Message]:
+    """What the model is sent: the system prompt and the prompt just stored by the state's
+    ``Instruction(rethink_prompt)`` (stored, so trajectories and ``statebound show`` have it)."""
+    prompt = ctx.last_of("instruction")
+    return [Message("system", prompts.SYSTEM), Message("user", prompt.content if prompt else rethink_prompt(ctx))]

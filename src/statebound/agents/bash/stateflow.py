@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Literal
 
 from statebound.agents.bash import prompts
-from statebound.agents.bash.rethink import rethink_messages
+from statebound.agents.bash.rethink import rethink_messages, rethink_prompt
 from statebound.agents.bash.tools import execute_reply, outcome_is, same_command_again
 from statebound.agents.response_format import ResponseFormat, thought_action_grammar
 from statebound.flow import Agent, CallLLM, CallTool, Flow, Instruction, State, always
@@ -70,10 +70,11 @@ def build_stateflow(
             )
         return State(name, outputs=[Instruction(instruction), *act], transitions=transitions)
 
-    # the same in both views: its own prompt (no history), sampled; only a result leaves it, since
-    # the other states' history would bring the repeated command back
+    # the same in both views: its own prompt (stored, but sent without the history), sampled; only
+    # a result leaves it, since the other states' history would bring the repeated command back
     rethinking = State("Rethink", transitions=[TRANSITIONS[0], (always(), "Rethink")],
                        description="a failed command came again", outputs=[
+        Instruction(rethink_prompt),
         CallLLM(max_tokens=max_tokens, stop=STOP, grammar=grammar, render=rethink_messages,
                 temperature=RETHINK_TEMPERATURE, seed=RETHINK_SEED),
         CallTool(execute_reply, name="bash"),

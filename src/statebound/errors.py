@@ -31,6 +31,12 @@ class ProviderError(StateboundError):
         super().__init__(f"{provider}: {message} (after {attempts} attempt{'s' if attempts != 1 else ''})")
 
 
+class ContextOverflow(ProviderError):
+    """The request does not fit the model's context window (never retried: it would not fit again).
+
+    Agents that keep a growing transcript catch it and send a shorter one."""
+
+
 class UnsupportedFeature(StateboundError):
     """A backend was asked for something it cannot do (e.g. a grammar on a remote chat model)."""
 

@@ -24,6 +24,10 @@ class ScriptedWorld:
     failed_actions: int = 0
 
     def reset(self, task_id: str) -> str:
+        """A new game, as the real engine starts one: no actions, steps or win yet."""
+        self.actions.clear()
+        self.steps = self.failed_actions = 0
+        self.won = False
         return self.task
 
     def step(self, action: str) -> StepResult:

@@ -1,8 +1,14 @@
 """ReAct and StateAct loops with scripted replies on a scripted world."""
 
+from dataclasses import dataclass
+
+import pytest
+
 from statebound.agents.alfworld.chain_of_states import VARIANTS
 from statebound.agents.alfworld.loop import ReactPolicy, StateActPolicy, play
-from statebound.llm.testing import ScriptedLLM
+from statebound.errors import ContextOverflow
+from statebound.llm.base import Completion, Request
+from statebound.llm.testing import ScriptedLLM, count_tokens
 
 HEAT_ACTIONS = [
     "go to countertop 1", "take apple 1 from countertop 1", "go to microwave 1",
@@ -64,3 +70,61 @@ async def test_chat_only_backends_get_the_prompt_as_one_user_message(heat_world)
     await play(heat_world, "heat-000", llm, ReactPolicy(), max_turns=1)
     request = llm.requests[0]
     assert request.prompt is None and len(request.messages) == 1 and request.messages[0].role == "user"
+
+
+@dataclass
+class SmallContext:
+    """A scripted model with a context window of ``limit`` tokens: longer prompts overflow."""
+
+    scripted: ScriptedLLM
+    limit: int
+    overflows: int = 0
+
+    @property
+    def model(self) -> str:
+        return self.scripted.model
+
+    @property
+    def capabilities(self):
+        return self.scripted.capabilities
+
+    async def complete(self, request: Request) -> Completion:
+        if count_tokens(request.prompt or "") > self.limit:
+            self.overflows += 1
+            raise ContextOverflow("prompt too long", provider="test")
+        return await self.scripted.complete(request)
+
+
+async def test_a_prompt_over_the_context_loses_its_oldest_turns(heat_world):
+    replies = [" think: find an apple first.", " think: it may be on a countertop.", *(f" {a}" for a in HEAT_ACTIONS)]
+    whole = ScriptedLLM(replies)
+    await play(heat_world, "heat-000", whole, ReactPolicy(), max_turns=20)
+    few_shot = count_tokens(whole.requests[0].prompt)
+    small = SmallContext(ScriptedLLM(replies), limit=few_shot + 25)
+
+    episode = await play(heat_world, "heat-000", small, ReactPolicy(), max_turns=20)
+    assert episode.exit_reason == "won" and len(episode.turns) == len(replies)
+    assert episode.turns_dropped > 0 and small.overflows == episode.turns_dropped
+    prompts = [r.prompt for r in small.scripted.requests]
+    assert all(p.startswith(episode.prompt) and count_tokens(p) <= small.limit for p in prompts)
+    assert "find an apple first" not in prompts[-1]  # the oldest turn went first
+    assert prompts[-1].endswith("> open fridge 1\nYou open the fridge 1. The fridge 1 is open. In it, you see nothing.\n>")
+    full = [r.prompt for r in whole.requests]
+    changed = [i for i, (p, q) in enumerate(zip(prompts, full)) if p != q]
+    assert changed and changed[0] > 0  # the first prompts fitted and went as they were ...
+    assert all(count_tokens(full[i]) > small.limit for i in changed)  # ... the others would not fit
+
+
+async def test_a_game_that_fits_is_played_unchanged(heat_world):
+    replies = [f" {a}" for a in HEAT_ACTIONS]
+    whole, roomy = ScriptedLLM(replies), SmallContext(ScriptedLLM(replies), limit=10**6)
+    first = await play(heat_world, "heat-000", whole, ReactPolicy())
+    second = await play(heat_world, "heat-000", roomy, ReactPolicy())
+    assert [r.prompt for r in whole.requests] == [r.prompt for r in roomy.scripted.requests]
+    assert first.turns_dropped == second.turns_dropped == 0
+
+
+async def test_examples_and_task_too_long_for_the_context_is_an_error(heat_world):
+    small = SmallContext(ScriptedLLM(["go to countertop 1"]), limit=10)
+    with pytest.raises(ContextOverflow):
+        await play(heat_world, "heat-000", small, ReactPolicy())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import pickle
 import traceback
@@ -19,7 +20,7 @@ from llm_fault_server import (
     status,
 )
 
-from statebound.errors import ProviderError, UnsupportedFeature
+from statebound.errors import ContextOverflow, ProviderError, UnsupportedFeature
 from statebound.llm.base import Request, chat, complete_sync
 from statebound.llm.registry import open_model
 from statebound.llm.retry import RetryPolicy
@@ -85,6 +86,27 @@ def test_client_errors_are_not_retried(fault_server: Server, code: int, hint: st
     with pytest.raises(ProviderError, match=hint) as caught:
         ask(model(base_url))
     assert caught.value.attempts == 1 and len(server.seen) == 1
+
+
+@pytest.mark.parametrize("message", [
+    "This model's maximum context length is 2048 tokens. However, you requested 3000 tokens.",  # vLLM
+    "Requested tokens (3000) exceed context window of 2048",  # llama-cpp-python's server
+    "the request exceeds the available context size, try increasing it",  # llama.cpp's server
+])
+def test_a_prompt_too_long_for_the_context_is_a_context_overflow(fault_server: Server, message: str) -> None:
+    server, base_url = fault_server
+    server.play(status(400, body=json.dumps({"error": {"message": message}})), OK)
+    with pytest.raises(ContextOverflow, match="HTTP 400") as caught:
+        ask(model(base_url))
+    assert caught.value.attempts == 1 and len(server.seen) == 1  # not retried: it would not fit again
+
+
+def test_other_rejections_are_not_context_overflows(fault_server: Server) -> None:
+    server, base_url = fault_server
+    server.play(status(400, body='{"error": {"message": "unknown field: temperatur"}}'))
+    with pytest.raises(ProviderError) as caught:
+        ask(model(base_url))
+    assert not isinstance(caught.value, ContextOverflow)
 
 
 def test_retry_after_is_honoured(fault_server: Server, caplog: pytest.LogCaptureFixture) -> None:

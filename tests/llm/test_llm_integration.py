@@ -7,7 +7,7 @@ import importlib.util
 
 import pytest
 
-from statebound.errors import DefinitionError, ProviderError
+from statebound.errors import ContextOverflow, DefinitionError
 from statebound.llm.base import Request, chat, complete_sync
 from statebound.llm.model_files import llama_cpp_missing
 from statebound.llm.registry import open_model
@@ -47,7 +47,7 @@ def test_grammar_forces_yes_or_no() -> None:
 
 def test_prompt_longer_than_the_context_is_a_clear_error() -> None:
     llm = open_model("smollm2", mode="completion", n_ctx=64)
-    with pytest.raises(ProviderError, match="n_ctx"):
+    with pytest.raises(ContextOverflow, match="n_ctx"):
         complete_sync(llm, Request(prompt="word " * 200, max_tokens=4))
 
 
@@ -72,6 +72,12 @@ def test_openai_backend_against_llama_server_chat_and_logprobs(llama_server: str
     assert completion.text.strip() and completion.usage.completion_tokens > 0
     choice = completion.choices[0]
     assert choice.logprobs and all(t.logprob <= 0 for t in choice.logprobs)
+
+
+def test_llama_servers_context_error_is_a_context_overflow(llama_server: str) -> None:
+    llm = open_model("openai:smollm2", base_url=llama_server, attempts=1)
+    with pytest.raises(ContextOverflow):
+        complete_sync(llm, Request(prompt="word " * 3000, max_tokens=4))
 
 
 def test_openai_backend_against_llama_server_completions_grammar_and_n(llama_server: str) -> None:

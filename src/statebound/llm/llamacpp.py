@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from statebound.errors import DefinitionError, ModelUnavailable, ProviderError
+from statebound.errors import ContextOverflow, DefinitionError, ModelUnavailable
 from statebound.llm.base import (
     Capabilities,
     Choice,
@@ -222,7 +222,7 @@ class LlamaCppLLM:
             except ValueError as error:
                 if "context window" not in str(error):
                     raise
-                raise ProviderError(f"{error}; shorten the text or open the model with a larger n_ctx "
+                raise ContextOverflow(f"{error}; shorten the text or open the model with a larger n_ctx "
                                     f"(now {self.options.n_ctx})", provider=PROVIDER) from None
         return Completion(
             choices=(Choice(text=text, finish_reason="stop", logprobs=logprobs),),
@@ -262,7 +262,7 @@ class LlamaCppLLM:
         except ValueError as error:
             if "context window" not in str(error):
                 raise
-            raise ProviderError(  # the prompt does not fit: say how to make it fit
+            raise ContextOverflow(  # the prompt does not fit: say how to make it fit
                 f"{error}; shorten the prompt or open the model with a larger n_ctx "
                 f"(now {self.options.n_ctx})",
                 provider=PROVIDER,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import re
 import weakref
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
@@ -39,6 +40,12 @@ _STATUS_HINTS = {
     403: "permission denied: the key may not have access to this model",
     404: "not found: check the model name and the base_url (it usually ends in /v1)",
 }
+
+
+# How OpenAI, vLLM and llama.cpp's server say that a prompt is longer than the context window.
+_CONTEXT_OVERFLOW = re.compile(
+    r"context_length_exceeded|maximum context length|exceeds? (?:the )?(?:available )?context", re.IGNORECASE
+)
 
 
 class MalformedResponse(Exception):
@@ -75,6 +82,7 @@ def classify_openai_error(error: Exception) -> Fault | None:
             f"HTTP {status}, {label}: {error.message}",
             retryable=retryable,
             retry_after=parse_retry_after(error.response.headers) if retryable else None,
+            overflow=status in (400, 413) and _CONTEXT_OVERFLOW.search(error.message) is not None,
         )
     return None
 

@@ -20,7 +20,7 @@ from typing import TypeVar
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential, wait_random
 
-from statebound.errors import ProviderError
+from statebound.errors import ContextOverflow, ProviderError
 from statebound.llm.secrets import Secret, redact
 
 __all__ = ["Fault", "RetryPolicy", "call_with_retries", "parse_retry_after"]
@@ -50,6 +50,7 @@ class Fault:
     message: str
     retryable: bool
     retry_after: float | None = None
+    overflow: bool = False  # the request is longer than the context window
 
 
 class _ClassifiedFault(Exception):
@@ -151,5 +152,6 @@ async def call_with_retries(
                     raise _ClassifiedFault(fault) from None
     except _ClassifiedFault as failure:
         message = redact(failure.fault.message, *secrets)
-        raise ProviderError(message, provider=provider, attempts=attempts) from None
+        kind = ContextOverflow if failure.fault.overflow else ProviderError
+        raise kind(message, provider=provider, attempts=attempts) from None
     raise ProviderError("no attempt was made", provider=provider, attempts=0)  # unreachable

@@ -114,6 +114,8 @@ def _record_loop(result: EpisodeResult, episode: LoopEpisode) -> None:
     result.llm_calls = episode.usage.calls
     result.exit_reason = episode.exit_reason
     result.meta["llm_turns"] = len(episode.turns)
+    if episode.turns_dropped:  # absent: every prompt held the whole game
+        result.meta["turns_dropped"] = episode.turns_dropped
     result.meta.update(state_accuracy(episode.checks))
     result.trajectory = [entry(None, "user", episode.prompt)]
     for turn in episode.turns:

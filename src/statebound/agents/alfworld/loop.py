@@ -6,6 +6,9 @@ appendix C does). A :class:`TurnPolicy` says how a reply becomes an action and h
 written back into the transcript. ReAct's ``think:`` turns get ``OK.`` and do not reach the
 environment. When the policy tracks state, the location and inventory the model wrote are checked
 against :class:`~statebound.envs.alfworld.StateTracker` (StateAct section 6.3).
+
+A prompt longer than the model's context window loses its oldest turns, one at a time, until it
+fits (the few-shot examples and the task stay); games whose prompts fit are played unchanged.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from typing import Protocol
 from statebound.agents.alfworld.chain_of_states import ChainOfStates, StateStep
 from statebound.agents.alfworld.prompts import react_prompt, stateact_prompt
 from statebound.envs.alfworld import AlfworldEnv, StateCheck, StateTracker
-from statebound.llm.base import LLM, Message, Request, Usage
+from statebound.errors import ContextOverflow
+from statebound.llm.base import LLM, Completion, Message, Request, Usage
 
 __all__ = ["LoopEpisode", "ReactPolicy", "StateActPolicy", "Turn", "TurnPolicy", "TurnRecord", "play"]
 
@@ -118,6 +122,7 @@ class LoopEpisode:
     checks: list[StateCheck] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     exit_reason: str = "turn_limit"
+    turns_dropped: int = 0  # oldest turns left out of the prompt so that it fits the context
 
 
 def _request(llm: LLM, text: str, policy: TurnPolicy, seed: int | None) -> Request:
@@ -127,6 +132,20 @@ def _request(llm: LLM, text: str, policy: TurnPolicy, seed: int | None) -> Reque
     return Request(messages=(Message("user", text),), **options)  # type: ignore[arg-type]
 
 
+async def _complete_within_context(
+    llm: LLM, episode: LoopEpisode, transcript: list[str], policy: TurnPolicy, seed: int | None,
+) -> Completion:
+    """The model's reply to the prompt and transcript, leaving out the oldest turns that do not fit."""
+    while True:
+        kept = transcript[episode.turns_dropped :]
+        try:
+            return await llm.complete(_request(llm, episode.prompt + "".join(kept), policy, seed))
+        except ContextOverflow:
+            if not kept:
+                raise  # the examples and the task alone do not fit
+            episode.turns_dropped += 1
+
+
 async def play(
     env: AlfworldEnv, task_id: str, llm: LLM, policy: TurnPolicy, *, max_turns: int = 50,
     seed: int | None = None,
@@ -134,10 +153,10 @@ async def play(
     """Play one game: at most ``max_turns`` replies, ending early when the environment is done."""
     task = await asyncio.to_thread(env.reset, task_id)
     episode = LoopEpisode(prompt=policy.prompt(env.task_type, task))
-    transcript = ""
+    transcript: list[str] = []  # one entry per turn, as written back into the prompt
     tracker = StateTracker()
     for _ in range(max_turns):
-        completion = await llm.complete(_request(llm, episode.prompt + transcript, policy, seed))
+        completion = await _complete_within_context(llm, episode, transcript, policy, seed)
         episode.usage = episode.usage + completion.usage
         turn = policy.read(completion.text)
         if turn.think:
@@ -153,7 +172,7 @@ async def play(
                                 completion.usage, result.info["rewrite"])
             done = result.done
         episode.turns.append(record)
-        transcript += policy.append(turn, record.observation)
+        transcript.append(policy.append(turn, record.observation))
         if done:
             episode.exit_reason = "won" if env.won else "step_limit"
             break

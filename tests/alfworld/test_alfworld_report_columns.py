@@ -67,4 +67,5 @@ def test_eval_prints_the_columns_on_the_real_engine(tmp_path):
         "--no-progress", "--no-plots", "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
     assert "| State acc % | Location acc % | Inventory acc % | Put corrections/game |" in result.output
-    assert "| 100.00 | 100.00 | 100.00 | 0.00 | 0.0-79.3 | 0 |" in result.output
+    assert "| Put corrections/game | Turns cut to fit/game |" in result.output
+    assert "| 100.00 | 100.00 | 100.00 | 0.00 | 0.00 | 0.0-79.3 | 0 |" in result.output

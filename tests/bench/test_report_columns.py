@@ -98,11 +98,11 @@ def test_files_show_the_columns_and_blanks_for_other_runs(hotpot_run, tmp_path):
     finish_run([hotpot_run, other], out_dir=out, plots=False)
 
     markdown = (out / "report.md").read_text()
-    assert "| Avg c-token | EM % | F1 % | Violations/q | Corrections/q | Tool calls/q | SR 95% CI |" in markdown
+    assert "| Avg c-token | EM % | F1 % | Violations/q | Corrections/q | Tool calls/q | Over context | SR 95% CI |" in markdown
     assert f"| {hotpot_run.name} | A | m | 3 | 33.33 |" in markdown
-    assert "| 0 | 0 | 33.33 | 50.00 | 1.50 |  |  | 6.1-79.2 | 1 |" in markdown
+    assert "| 0 | 0 | 33.33 | 50.00 | 1.50 |  |  |  | 6.1-79.2 | 1 |" in markdown
     assert f"| {other.name} | A | m | 1 | 100.00 |" in markdown
-    assert "| 0 | 0 |  |  |  |  |  | 20.7-100.0 | 0 |" in markdown  # the other run: blanks
+    assert "| 0 | 0 |  |  |  |  |  |  | 20.7-100.0 | 0 |" in markdown  # the other run: blanks
     assert "## By type" in markdown and "| bridge | 2 | 50.00 |" in markdown
 
     rows = list(csv.DictReader((out / "report.csv").open()))
@@ -110,7 +110,7 @@ def test_files_show_the_columns_and_blanks_for_other_runs(hotpot_run, tmp_path):
     first = main[(hotpot_run.name, "A")]
     assert float(first["em"]) == pytest.approx(100 / 3) and float(first["violations"]) == 1.5
     assert first["corrections"] == "" and main[(other.name, "A")]["em"] == ""
-    assert list(rows[0])[-2:] == ["env_calls", "crashed"]
+    assert list(rows[0])[-2:] == ["context_overflow", "crashed"]
 
     document = json.loads((out / "report.json").read_text())
     assert [c["header"] for c in document["columns"]][:2] == ["EM %", "F1 %"]

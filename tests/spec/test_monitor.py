@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from statebound.errors import DefinitionError, UnsupportedFeature
+from statebound.errors import ContextOverflow, DefinitionError, UnsupportedFeature
 from statebound.llm.base import Capabilities, Choice, Request
 from statebound.llm.testing import FunctionLLM, ScriptedLLM
 from statebound.spec import Monitor, MonitorConfig, load_bundled
@@ -131,6 +131,22 @@ async def test_budget_wraps_the_run_up() -> None:
     assert result.conforms and result.completed
     assert "wrap_up" in {c.reason for c in result.corrections}
     assert result.llm_calls <= 6
+
+
+async def test_a_prompt_over_the_context_ends_the_run_incomplete() -> None:
+    overflows = []
+
+    def small_context(request: Request) -> str:
+        if len(request.prompt) > 150:
+            overflows.append(request.prompt)
+            raise ContextOverflow("prompt too long", provider="test")
+        return "Thought] I need 3*7.\n[Action] Calculator\n[Action Input] 3*7\n"
+
+    result = await monitor(FunctionLLM(small_context)).run("What is 3 * 7?")
+    assert result.stop_reason == "context" and not result.completed and not result.conforms
+    assert len(overflows) == 1 and result.llm_calls >= 1  # stopped at the first overflow
+    assert result.content("Obs") == "21"  # what was written before the overflow stands
+    assert overflows[0].startswith(result.transcript.rstrip())
 
 
 async def test_environment_text_with_a_marker_is_cut() -> None:

@@ -17,6 +17,8 @@ Modes (same spec, same :class:`MonitorResult`):
 
 When the call budget nears its end (``max_calls``), every mode but ``"none"`` wraps the run up:
 it forces the markers of a shortest path to completion and lets the model write their content.
+A run whose prompt outgrows the model's context window (``ContextOverflow``, from the model or a
+handler's own call) stops there, incomplete, with ``stop_reason="context"``.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from statebound.errors import DefinitionError
+from statebound.errors import ContextOverflow, DefinitionError
 from statebound.llm.base import LLM, Usage
 from statebound.spec.automaton import Automaton
 from statebound.spec.calls import continue_text
@@ -130,7 +132,10 @@ class Monitor:
         loop = self._loop_eager if self.config.mode == "eager" else self._loop_chunks
         if self.config.mode == "none":
             loop = self._loop_free
-        await loop(run, prompt)
+        try:
+            await loop(run, prompt)
+        except ContextOverflow:
+            run.stop_reason = "context"  # what was written stands; nothing more fits
         return self._result(run)
 
     # -- shared steps ---------------------------------------------------------------------------
@@ -357,7 +362,8 @@ class Monitor:
 
     def _result(self, run: _Run) -> MonitorResult:
         node = self.automaton.walk(self.index.states_in(run.done))
-        completed = node is not None and self.automaton.is_accepting(node) and run.stop_reason != "budget"
+        completed = (node is not None and self.automaton.is_accepting(node)
+                     and run.stop_reason not in ("budget", "context"))
         return MonitorResult(
             mode=self.config.mode,
             transcript=run.done,

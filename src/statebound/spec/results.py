@@ -60,7 +60,7 @@ class MonitorResult:
     segments: tuple[Segment, ...]
     completed: bool  # the run reached a complete state of the behaviour
     conforms: bool  # the transcript, re-read from scratch, is a complete run of the spec
-    stop_reason: Literal["complete", "budget", "end_of_text"]
+    stop_reason: Literal["complete", "budget", "end_of_text", "context"]
     violations: tuple[Violation, ...] = ()
     corrections: tuple[Correction, ...] = ()
     truncations: int = 0

@@ -42,6 +42,7 @@ REPORT_COLUMNS: tuple[MetaColumn, ...] = (
     MetaColumn("state_location_accuracy", "Location acc %", scale=100, weight="state_steps"),
     MetaColumn("state_inventory_accuracy", "Inventory acc %", scale=100, weight="state_steps"),
     MetaColumn("put_corrections", "Put corrections/game"),
+    MetaColumn("turns_dropped", "Turns cut to fit/game", missing=0.0),
 )
 
 
@@ -114,8 +115,7 @@ def _record_loop(result: EpisodeResult, episode: LoopEpisode) -> None:
     result.llm_calls = episode.usage.calls
     result.exit_reason = episode.exit_reason
     result.meta["llm_turns"] = len(episode.turns)
-    if episode.turns_dropped:  # absent: every prompt held the whole game
-        result.meta["turns_dropped"] = episode.turns_dropped
+    result.meta["turns_dropped"] = episode.turns_dropped
     result.meta.update(state_accuracy(episode.checks))
     result.trajectory = [entry(None, "user", episode.prompt)]
     for turn in episode.turns:

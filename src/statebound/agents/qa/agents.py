@@ -147,6 +147,7 @@ async def run_style(
         "env_calls": result.env_calls,
         "nonconforming": int(not result.conforms),
         "incomplete": int(not result.completed),
+        "context_overflow": int(result.stop_reason == "context"),
         "summaries_returned": handlers.choices["summary"],
         "raw_returned": handlers.choices["raw"],
     }

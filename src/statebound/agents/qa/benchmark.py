@@ -43,6 +43,7 @@ _MONITOR_COLUMNS = (
     MetaColumn("violations", "Violations/q"),
     MetaColumn("corrections", "Corrections/q"),
     MetaColumn("env_calls", "Tool calls/q"),
+    MetaColumn("context_overflow", "Over context", format="{:.0f}", aggregate="sum"),
 )
 # GSM8K accuracy is SR % (success = the final number matches), so no separate column.
 GSM8K_COLUMNS: tuple[MetaColumn, ...] = _MONITOR_COLUMNS

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from statebound.errors import DefinitionError
+from statebound.errors import ContextOverflow, DefinitionError
 from statebound.flow import (
     Agent,
     CallLLM,
@@ -22,7 +22,7 @@ from statebound.flow import (
     to_messages,
 )
 from statebound.llm.base import Message
-from statebound.llm.testing import ScriptedLLM
+from statebound.llm.testing import FunctionLLM, ScriptedLLM
 
 
 async def test_run_reaches_final_state_with_full_history(retry_flow):
@@ -194,6 +194,21 @@ async def test_no_transition_fired_is_an_error_with_a_fix():
     assert result.exit_reason is ExitReason.ERROR
     assert isinstance(result.error, DefinitionError)
     assert "always()" in str(result.error)
+
+
+async def test_a_history_over_the_context_window_ends_the_run_as_a_limit():
+    def small_context(request):
+        if sum(len(m.content) for m in request.messages) > 30:
+            raise ContextOverflow("prompt too long", provider="test")
+        return "a long reply"
+
+    flow = Flow(name="grow", initial="A", max_turns=10,
+                states=[State("A", outputs=[CallLLM()], transitions=[(contains("done"), "End"), (always(), "A")]),
+                        State("End", final=True)])
+    result = await flow.run("task", llm=FunctionLLM(small_context))
+    assert result.exit_reason is ExitReason.CONTEXT and result.error is None
+    assert [e.content for e in result.history] == ["task"] + ["a long reply"] * 3  # 4 + 3 * 12 > 30
+    assert result.turns == 3
 
 
 async def test_missing_llm_is_reported():

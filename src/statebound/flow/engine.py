@@ -18,7 +18,7 @@ import inspect
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from statebound.errors import DefinitionError
+from statebound.errors import ContextOverflow, DefinitionError
 from statebound.flow.context import RunContext, StopRun
 from statebound.flow.events import (
     BudgetHit,
@@ -144,6 +144,8 @@ async def execute(
             state = states[target]
     except StopRun as stop:
         reason = stop.reason
+    except ContextOverflow:  # a limit like the turn limit, not a failure: the history outgrew the model
+        reason = ExitReason.CONTEXT
     except Exception as exc:  # a tool, an LLM or the flow failed: keep everything, report it
         reason, error = ExitReason.ERROR, exc
     ctx.agent = None

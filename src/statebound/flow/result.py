@@ -25,6 +25,7 @@ class ExitReason(str, Enum):  # noqa: UP042 - str() stays "ExitReason.X" as befo
     TURN_LIMIT = "turn_limit"  # max_turns transitions were taken (or a group chat ran out of rounds)
     VISIT_LIMIT = "visit_limit"  # a state was entered more often than its visit limit
     BUDGET = "budget"  # the token budget was used up
+    CONTEXT = "context"  # a prompt no longer fitted the model's context window
     ERROR = "error"  # a tool, an LLM or the flow itself failed; see RunResult.error
 
 

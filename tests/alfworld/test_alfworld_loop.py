@@ -104,7 +104,7 @@ async def test_a_prompt_over_the_context_loses_its_oldest_turns(heat_world):
 
     episode = await play(heat_world, "heat-000", small, ReactPolicy(), max_turns=20)
     assert episode.exit_reason == "won" and len(episode.turns) == len(replies)
-    assert episode.turns_dropped > 0 and small.overflows == episode.turns_dropped
+    assert 0 < small.overflows <= episode.turns_dropped
     prompts = [r.prompt for r in small.scripted.requests]
     assert all(p.startswith(episode.prompt) and count_tokens(p) <= small.limit for p in prompts)
     assert "find an apple first" not in prompts[-1]  # the oldest turn went first
@@ -113,6 +113,23 @@ async def test_a_prompt_over_the_context_loses_its_oldest_turns(heat_world):
     changed = [i for i, (p, q) in enumerate(zip(prompts, full)) if p != q]
     assert changed and changed[0] > 0  # the first prompts fitted and went as they were ...
     assert all(count_tokens(full[i]) > small.limit for i in changed)  # ... the others would not fit
+
+
+async def test_turns_go_a_quarter_at_a_time_so_the_prompt_start_holds(heat_world):
+    thoughts = [f" think: idea number {n}." for n in range(24)]
+    whole = ScriptedLLM(thoughts)
+    await play(heat_world, "heat-000", whole, ReactPolicy(), max_turns=24)
+    few_shot = count_tokens(whole.requests[0].prompt)
+    small = SmallContext(ScriptedLLM(thoughts), limit=few_shot + 80)  # 13 turns of 6 tokens fit
+
+    episode = await play(heat_world, "heat-000", small, ReactPolicy(), max_turns=24)
+    assert len(episode.turns) == 24
+    # turn 15 finds 14 turns, one too many: 14 // 4 = 3 go, which leaves room for two more turns;
+    # so turns 15, 18, 21 and 24 overflow, not every turn from the 15th on
+    assert small.overflows == 4 and episode.turns_dropped == 4 * 3
+    prompts = [r.prompt for r in small.scripted.requests]
+    assert "idea number 11." not in prompts[-1] and "idea number 12." in prompts[-1]
+    assert prompts[15].startswith(prompts[14]) and prompts[16].startswith(prompts[15])  # only grows
 
 
 async def test_a_game_that_fits_is_played_unchanged(heat_world):

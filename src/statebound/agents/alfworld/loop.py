@@ -7,8 +7,10 @@ written back into the transcript. ReAct's ``think:`` turns get ``OK.`` and do no
 environment. When the policy tracks state, the location and inventory the model wrote are checked
 against :class:`~statebound.envs.alfworld.StateTracker` (StateAct section 6.3).
 
-A prompt longer than the model's context window loses its oldest turns, one at a time, until it
-fits (the few-shot examples and the task stay); games whose prompts fit are played unchanged.
+A prompt longer than the model's context window loses its oldest turns until it fits (the few-shot
+examples and the task stay); games whose prompts fit are played unchanged. Turns go a quarter of
+those kept at a time, not one by one: the shorter prompt then keeps the same start for several
+turns, so a local model re-reads the history once every few turns instead of on every turn.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from statebound.llm.base import LLM, Completion, Message, Request, Usage
 __all__ = ["LoopEpisode", "ReactPolicy", "StateActPolicy", "Turn", "TurnPolicy", "TurnRecord", "play"]
 
 THINK_OBSERVATION = "OK."
+DROP_SHARE = 4  # on a context overflow, leave out 1/DROP_SHARE of the kept turns (at least one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +146,7 @@ async def _complete_within_context(
         except ContextOverflow:
             if not kept:
                 raise  # the examples and the task alone do not fit
-            episode.turns_dropped += 1
+            episode.turns_dropped += max(1, len(kept) // DROP_SHARE)
 
 
 async def play(

@@ -1,4 +1,5 @@
-"""Token-level response formats for the InterCode agents: GBNF grammars for local models.
+"""Token-level response formats for the InterCode agents: GBNF grammars for local models
+(ALFWorld's are in :mod:`statebound.agents.alfworld.grammar`).
 
 With ``format="grammar"`` every reply of a model whose backend can constrain decoding
 (``llm.capabilities.grammar``, e.g. llama.cpp) is forced into the shape the agent's parser reads:

@@ -2,7 +2,9 @@
 
 ``statebound eval alfworld --agent stateact`` runs it through the harness. Options (``--option``):
 ``max_steps`` (50), ``correct_put`` (StateAct's put correction, off), ``legacy_put`` (on: accept and
-speak the prompts' ``put X in/on Y``). The step limit is the benchmark's own (50 actions, as in
+speak the prompts' ``put X in/on Y``), ``format`` (``free``, the default, or ``grammar``: every
+reply held to the shape its agent reads, llama.cpp models only; see
+:mod:`statebound.agents.alfworld.grammar`). The step limit is the benchmark's own (50 actions, as in
 ReAct and StateAct), so the harness's ``max_turns`` is not used.
 
 Each result has ``turns`` = environment steps, ``meta.task_type``, ``meta.steps`` and the counts
@@ -20,9 +22,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from statebound.agents.alfworld.chain_of_states import VARIANTS
-from statebound.agents.alfworld.loop import LoopEpisode, ReactPolicy, StateActPolicy, play
+from statebound.agents.alfworld.grammar import (
+    GameGrammar,
+    action_grammar,
+    names_in,
+    react_grammar,
+    stateact_grammar,
+)
+from statebound.agents.alfworld.loop import (
+    LoopEpisode,
+    ReactPolicy,
+    StateActPolicy,
+    TurnPolicy,
+    play,
+)
 from statebound.agents.alfworld.stateflow import build_flow
 from statebound.agents.alfworld.walkthrough import play_walkthrough
+from statebound.agents.response_format import (
+    ResponseFormat,
+    parse_response_format,
+    require_grammar_support,
+)
 from statebound.bench.columns import MetaColumn
 from statebound.bench.trajectory import entry, record_flow
 from statebound.bench.types import EpisodeLimits, EpisodeResult, Task
@@ -61,6 +81,7 @@ class AlfworldBenchmark:
     max_steps: int = 50
     correct_put: bool = False
     legacy_put: bool = True
+    response_format: ResponseFormat = "free"  # the ``format`` option
     name: str = "alfworld"
 
     def tasks(self) -> Sequence[Task]:
@@ -77,6 +98,7 @@ class AlfworldBenchmark:
     ) -> EpisodeResult:
         if agent not in AGENTS:
             raise DefinitionError(f"alfworld has no agent {agent!r}; choose one of {', '.join(AGENTS)}")
+        grammar = self._grammar(agent, llm)
         env = self.make_env()
         result = EpisodeResult(task=task.id, agent=agent, model=llm.model, seed=seed, meta=dict(task.meta))
         try:
@@ -86,19 +108,32 @@ class AlfworldBenchmark:
                                      for t in outcome.trajectory]
                 result.exit_reason = "won" if outcome.won else outcome.cause
             elif agent == "stateflow":
-                record_flow(result, await self._run_flow(env, task, llm))
+                record_flow(result, await self._run_flow(env, task, llm, grammar))
             else:
-                policy = ReactPolicy() if agent == "react" else StateActPolicy(style=VARIANTS[agent])
+                policy: TurnPolicy = (ReactPolicy(grammar=grammar) if agent == "react"
+                                      else StateActPolicy(style=VARIANTS[agent], grammar=grammar))
                 _record_loop(result, await play(env, task.id, llm, policy, max_turns=self.max_steps, seed=seed))
             _record_score(result, env)
         finally:
             await asyncio.to_thread(env.close)
         return result
 
-    async def _run_flow(self, env: AlfworldEnv, task: Task, llm: LLM) -> RunResult:
+    async def _run_flow(self, env: AlfworldEnv, task: Task, llm: LLM, grammar: GameGrammar | None) -> RunResult:
         text = await asyncio.to_thread(env.reset, task.id)
-        flow = build_flow(parse_goal(text), max_steps=self.max_steps)
+        flow = build_flow(parse_goal(text), max_steps=self.max_steps, grammar=grammar(text) if grammar else None)
         return await flow.run(text, llm=llm, deps=env)
+
+    def _grammar(self, agent: str, llm: LLM) -> GameGrammar | None:
+        """How to make the GBNF every reply of ``agent`` is held to in a game, from the game's
+        opening text (``None`` with ``format=free``)."""
+        if self.response_format == "free" or agent == "walkthrough":
+            return None
+        require_grammar_support(llm, benchmark=self.name)
+        if agent == "react":
+            return lambda task: react_grammar(names_in(task))
+        if agent == "stateflow":
+            return lambda task: action_grammar(names_in(task))
+        return lambda task: stateact_grammar(VARIANTS[agent], names_in(task))
 
 
 def _record_score(result: EpisodeResult, env: AlfworldEnv) -> None:
@@ -124,8 +159,9 @@ def _record_loop(result: EpisodeResult, episode: LoopEpisode) -> None:
 
 
 def make_benchmark(**options: Any) -> AlfworldBenchmark:
-    """The registry's factory: ``max_steps``, ``correct_put``, ``legacy_put`` (strings accepted)."""
-    known = {"max_steps", "correct_put", "legacy_put"}
+    """The registry's factory: ``max_steps``, ``correct_put``, ``legacy_put``, ``format`` (strings
+    accepted)."""
+    known = {"max_steps", "correct_put", "legacy_put", "format"}
     unknown = set(options) - known
     if unknown:
         raise DefinitionError(f"unknown alfworld options {sorted(unknown)}; known: {sorted(known)}")
@@ -136,4 +172,5 @@ def make_benchmark(**options: Any) -> AlfworldBenchmark:
         max_steps=max_steps,
         correct_put=_flag(options.get("correct_put", False)),
         legacy_put=_flag(options.get("legacy_put", True)),
+        response_format=parse_response_format(options.get("format", "free"), benchmark="alfworld"),
     )

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from statebound.agents.alfworld.chain_of_states import ChainOfStates, StateStep
+from statebound.agents.alfworld.grammar import GameGrammar
 from statebound.agents.alfworld.prompts import react_prompt, stateact_prompt
 from statebound.envs.alfworld import AlfworldEnv, StateCheck, StateTracker
 from statebound.errors import ContextOverflow
@@ -53,6 +54,9 @@ class TurnPolicy(Protocol):
     @property
     def tracks_state(self) -> bool: ...
 
+    @property
+    def grammar(self) -> GameGrammar | None: ...
+
     def prompt(self, task_type: str, task: str) -> str: ...
 
     def read(self, reply: str) -> Turn: ...
@@ -67,6 +71,7 @@ class ReactPolicy:
     stop: tuple[str, ...] = ("\n",)
     max_tokens: int = 100
     tracks_state: bool = False
+    grammar: GameGrammar | None = None  # format=grammar (statebound.agents.alfworld.grammar)
 
     def prompt(self, task_type: str, task: str) -> str:
         return react_prompt(task_type, task)
@@ -86,6 +91,7 @@ class StateActPolicy:
     style: ChainOfStates = field(default_factory=ChainOfStates)
     stop: tuple[str, ...] = ("\n\n", "\n>")
     max_tokens: int = 300
+    grammar: GameGrammar | None = None  # format=grammar (statebound.agents.alfworld.grammar)
 
     @property
     def tracks_state(self) -> bool:
@@ -126,10 +132,12 @@ class LoopEpisode:
     usage: Usage = field(default_factory=Usage)
     exit_reason: str = "turn_limit"
     turns_dropped: int = 0  # oldest turns left out of the prompt so that it fits the context
+    grammar: str | None = None  # every reply's GBNF (format=grammar), made from the game's opening
 
 
-def _request(llm: LLM, text: str, policy: TurnPolicy, seed: int | None) -> Request:
-    options = {"stop": policy.stop, "max_tokens": policy.max_tokens, "temperature": 0.0, "seed": seed}
+def _request(llm: LLM, text: str, policy: TurnPolicy, seed: int | None, grammar: str | None) -> Request:
+    options = {"stop": policy.stop, "max_tokens": policy.max_tokens, "temperature": 0.0, "seed": seed,
+               "grammar": grammar}
     if llm.capabilities.completion:
         return Request(prompt=text, **options)  # type: ignore[arg-type]
     return Request(messages=(Message("user", text),), **options)  # type: ignore[arg-type]
@@ -142,7 +150,7 @@ async def _complete_within_context(
     while True:
         kept = transcript[episode.turns_dropped :]
         try:
-            return await llm.complete(_request(llm, episode.prompt + "".join(kept), policy, seed))
+            return await llm.complete(_request(llm, episode.prompt + "".join(kept), policy, seed, episode.grammar))
         except ContextOverflow:
             if not kept:
                 raise  # the examples and the task alone do not fit
@@ -155,7 +163,8 @@ async def play(
 ) -> LoopEpisode:
     """Play one game: at most ``max_turns`` replies, ending early when the environment is done."""
     task = await asyncio.to_thread(env.reset, task_id)
-    episode = LoopEpisode(prompt=policy.prompt(env.task_type, task))
+    grammar = policy.grammar(task) if policy.grammar is not None else None
+    episode = LoopEpisode(prompt=policy.prompt(env.task_type, task), grammar=grammar)
     transcript: list[str] = []  # one entry per turn, as written back into the prompt
     tracker = StateTracker()
     for _ in range(max_turns):

@@ -91,29 +91,32 @@ def _placed(goal: Goal, times: int) -> Test:
     return test
 
 
-def _acting(name: str, instruction: str, transitions: list[tuple[Test, str]], max_tokens: int,
+def _acting(name: str, instruction: str, transitions: list[tuple[Test, str]], call: CallLLM,
             *, otherwise: str | None = None) -> State:
     """A state that acts once per visit; when no rule fires it goes to ``otherwise`` (itself)."""
     return State(
         name,
         agent=Agent(instruction),
-        outputs=[CallLLM(max_tokens=max_tokens), CallTool(act, name="alfworld")],
+        outputs=[call, CallTool(act, name="alfworld")],
         transitions=[(_over, "End"), *transitions, (always(), otherwise or name)],
     )
 
 
-def build_flow(goal: Goal, *, max_steps: int = 50, max_tokens: int = 48) -> Flow:
-    """The machine for ``goal``'s task type (one transition per action, so ``max_steps`` turns)."""
+def build_flow(goal: Goal, *, max_steps: int = 50, max_tokens: int = 48, grammar: str | None = None) -> Flow:
+    """The machine for ``goal``'s task type (one transition per action, so ``max_steps`` turns).
+    ``grammar`` (format=grammar: :func:`statebound.agents.alfworld.grammar.action_grammar`)
+    constrains every reply."""
     obj, rec = goal.obj, goal.receptacle
+    call = CallLLM(max_tokens=max_tokens, grammar=grammar)
     seen = _in_sight(goal)
     picked = _observed(rf"^You pick up the {obj} \d+")
     after_take = "UseLamp" if goal.task_type == "examine" else _PROCESS.get(goal.task_type, ("Put",))[0]
     states = [
         _acting("Find", f"Find a {obj}: go to the places where a {obj} may be, one at a time, and open "
                 f"them if they are closed. Reply with one action, e.g. 'go to countertop 1'.",
-                [(picked, after_take), (seen, "Take")], max_tokens),
+                [(picked, after_take), (seen, "Take")], call),
         _acting("Take", f"You see a {obj}. Take it with 'take {obj} <number> from <place>'.",
-                [(picked, after_take), (seen, "Take")], max_tokens, otherwise="Find"),
+                [(picked, after_take), (seen, "Take")], call, otherwise="Find"),
     ]
     if goal.task_type in _PROCESS:
         name, tool = _PROCESS[goal.task_type]
@@ -121,18 +124,18 @@ def build_flow(goal: Goal, *, max_steps: int = 50, max_tokens: int = 48) -> Flow
         states.append(_acting(
             name, f"You hold the {obj}. Go to the {tool} and {verb} the {obj}: 'go to {tool} 1', "
             f"then '{verb} {obj} <number> with {tool} 1'.",
-            [(_observed(rf"^You {verb} the {obj} \d+"), "Put")], max_tokens))
+            [(_observed(rf"^You {verb} the {obj} \d+"), "Put")], call))
     if goal.task_type == "examine":
         states.append(_acting(
             "UseLamp", f"You hold the {obj}. Find a desklamp and turn it on: go to the place where "
             "it is, then 'use desklamp <number>'.",
-            [(_observed(r"^You turn on the desklamp"), "End")], max_tokens))
+            [(_observed(r"^You turn on the desklamp"), "End")], call))
     else:
         placed_all = [(_placed(goal, 2), "End"), (_placed(goal, 1), "Find")] if goal.task_type == "puttwo" \
             else [(_placed(goal, 1), "End")]
         states.append(_acting(
             "Put", f"You hold the {obj}. Put it in/on the {rec}: 'go to {rec} <number>', then "
-            f"'put {obj} <number> in/on {rec} <number>'.", placed_all, max_tokens))
+            f"'put {obj} <number> in/on {rec} <number>'.", placed_all, call))
     states.append(State("End", final=True))
     return Flow(name=f"alfworld-{goal.task_type}", initial="Find", states=states, system=SYSTEM,
                 max_turns=max_steps)

@@ -8,8 +8,8 @@
 #   scripts/records.sh status               # episodes done and compute left per record agent
 #
 # Each agent's run store is benchmarks/records/<benchmark>-smollm2/<agent>/run.sqlite. Runs resume:
-# episodes already stored are never redone, so the script can be stopped (even killed) and started
-# again at any time. Episodes are spread over a local Ray cluster with one llama.cpp thread per
+# episodes already stored are never redone (crashed ones are run again), so the script can be stopped
+# (even killed) and started again at any time. Episodes are spread over a local Ray cluster with one llama.cpp thread per
 # worker (one worker per core); EXECUTOR=local runs them in this process instead (WORKERS=1).
 set -euo pipefail
 SELF=$(realpath "$0")
@@ -109,7 +109,7 @@ for agent in "${agents[@]}"; do
   if complete "$records/${agent//>/}"; then echo "== $benchmark / $agent: complete"; continue; fi
   echo "== $benchmark / $agent ($(date -u +%H:%M:%S))"
   STATEBOUND_THREADS=1 .venv/bin/statebound eval "$benchmark" -a "$agent" -m smollm2 "${options[@]}" \
-    --executor "$executor" -j "$workers" --no-progress --out "$records/${agent//>/}" --resume
+    --executor "$executor" -j "$workers" --no-progress --out "$records/${agent//>/}" --resume --retry-errors
 done
 # fold each store's write-ahead log into it, so the committed file is complete on its own
 for store in "$records"/*/run.sqlite "$records"/llm-cache.sqlite; do

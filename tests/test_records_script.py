@@ -102,3 +102,30 @@ def test_a_complete_record_agent_is_skipped_without_opening_its_run(tmp_path):
     assert "== intercode-bash / stateflow: complete" in done.stdout
     assert "episodes run" not in done.stdout  # no eval ran
     assert (tmp_path / "intercode-bash-smollm2" / "report.md").exists()  # the record's report is rebuilt
+
+
+def test_a_crashed_episode_is_run_again(tmp_path):
+    """A record agent with a crashed episode is not complete, and running the record redoes that
+    episode alone (here the gold oracle, so no model time is spent)."""
+    from statebound.bench.models import ModelSpec
+    from statebound.bench.plan import EpisodeLimits, RunConfig
+    from statebound.bench.store import RunStore
+    from statebound.bench.types import EpisodeResult
+
+    tasks = tuple(task.id for task in load_benchmark("intercode-bash").tasks())
+    run_dir = tmp_path / "intercode-bash-smollm2" / "gold"
+    config = RunConfig(benchmark="intercode-bash", benchmark_options={"format": "grammar"}, agents=("gold",),
+                       models=(ModelSpec("smollm2"),), task_ids=tasks, limits=EpisodeLimits(max_turns=10))
+    with RunStore(run_dir) as store:
+        store.start(config, resume=False)
+        for position, task in enumerate(tasks):
+            crashed = "OperationalError: database is locked" if task == "1-0" else None
+            store.save(EpisodeResult(task=task, agent="gold", model="smollm2", error=crashed),
+                       benchmark="intercode-bash", position=position)
+    done = subprocess.run(["bash", str(SCRIPT), "intercode-bash", "gold"], capture_output=True, text=True,
+                          env={**os.environ, "RECORDS": str(tmp_path), "EXECUTOR": "local", "WORKERS": "1"})
+    assert done.returncode == 0, done.stderr
+    assert "1 episodes run" in done.stdout
+    with RunStore(run_dir, read_only=True) as store:
+        redone = [episode for episode in store.results() if episode.task == "1-0"]
+    assert len(redone) == 1 and redone[0].error is None and redone[0].success

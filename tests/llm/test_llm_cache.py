@@ -114,3 +114,28 @@ def test_which_requests_are_deterministic(temperature, seed, cached):
     from statebound.llm.cache import is_deterministic
 
     assert is_deterministic(chat(("user", "Q"), temperature=temperature, seed=seed)) is cached
+
+
+def _open_and_read(path: str, barrier) -> str | None:
+    """One worker's first use of a shared store; returns the error it met, if any."""
+    cached = CachedLLM(FunctionLLM(lambda r: "x"), path)
+    barrier.wait()
+    try:
+        cached._get("some key")
+    except sqlite3.OperationalError as error:
+        return str(error)
+    return None
+
+
+def test_workers_opening_a_new_store_at_once_do_not_fail(tmp_path):
+    """Two processes (as two Ray workers) opening the same new store together: SQLite refuses one
+    of them the switch to WAL at once in about half of such races, which used to crash an episode."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    with context.Manager() as manager, context.Pool(2) as pool:
+        for trial in range(12):
+            barrier = manager.Barrier(2)
+            path = str(tmp_path / f"cache-{trial}.sqlite")
+            errors = pool.starmap(_open_and_read, [(path, barrier), (path, barrier)])
+            assert errors == [None, None], f"trial {trial}: {errors}"

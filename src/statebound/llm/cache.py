@@ -22,11 +22,34 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random
+
 from statebound.llm.base import LLM, Choice, Completion, LLMWrapper, Request, TokenLogprob, Usage
 
 __all__ = ["CachedLLM", "identity_of", "is_deterministic", "request_key"]
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS completions (key TEXT PRIMARY KEY, value BLOB NOT NULL)"
+
+
+def _is_locked(error: BaseException) -> bool:
+    return isinstance(error, sqlite3.OperationalError) and "locked" in str(error)
+
+
+def _open_store(path: Path) -> sqlite3.Connection:
+    """Open (creating if need be) the store in WAL mode. Switching a new file to WAL takes a lock
+    that SQLite does not wait for: two workers opening the same new store at once get "database is
+    locked" at once, whatever the busy timeout, so the switch is tried again for a while."""
+    db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
+    try:
+        for attempt in Retrying(retry=retry_if_exception(_is_locked), stop=stop_after_delay(60),
+                                wait=wait_random(0.01, 0.2), reraise=True):
+            with attempt:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute(_SCHEMA)
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 def is_deterministic(request: Request) -> bool:
@@ -85,10 +108,7 @@ class CachedLLM(LLMWrapper):
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(_SCHEMA)
-            self._db = db
+            self._db = _open_store(self.path)
         return self._db
 
     def _get(self, key: str) -> Completion | None:

@@ -25,6 +25,10 @@ def test_eval_report_show(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"| {second.name} | direct | function:statebound.bench.toy:oracle | 3 |" in result.output
     assert "## Paired comparisons" in (combined / "report.md").read_text()
+    result = runner.invoke(app, ["report", str(first), str(second), "--out", str(combined), "--no-plots",
+                                 "--shared-tasks"])  # only the hard tasks that the second run has
+    assert result.exit_code == 0, result.output
+    assert f"| {first.name} | direct | function:statebound.bench.toy:oracle | 3 |" in result.output
 
     shown = runner.invoke(app, ["show", str(first), "--task", "toy-001", "--agent", "verify"])
     assert shown.exit_code == 0, shown.output

@@ -195,3 +195,31 @@ def test_one_run_per_agent_needs_no_run_column_and_plots_name_only_what_differs(
     assert label_keys(report.main, report.group_keys) == ["agent"]  # one model: not in the labels
     both = build_report(load_runs([*dirs, dirs[0]]))  # the same agent in two runs: runs tell apart
     assert both.group_keys == ("run", "agent", "model")
+
+
+def test_shared_tasks_compares_a_sample_with_a_full_record_on_the_sample(run_dir, tmp_path_factory):
+    """`report --shared-tasks`: the record's tasks outside the sample leave every table."""
+    sample = tmp_path_factory.mktemp("sample")
+    config = RunConfig(benchmark="hand", agents=("A",), models=(ModelSpec("m"),), task_ids=("t3", "t4"))
+    with RunStore(sample) as store:
+        store.start(config, resume=False)
+        for position, task in enumerate(TASKS[2:]):
+            store.save(_episode("A", task[0], task[1], task[2], True, position), benchmark="hand", position=position)
+    out = tmp_path_factory.mktemp("out")
+    report, _ = finish_run([run_dir, sample], out_dir=out, plots=False, shared_tasks=True)
+    assert [(s.group["run"], s.group["agent"], s.episodes, s.sr) for s in report.main] == [
+        (run_dir.name, "A", 2, 0.0), (run_dir.name, "B", 2, 50.0), (sample.name, "A", 2, 100.0)]
+    full, _ = finish_run([run_dir, sample], out_dir=out, plots=False)
+    assert [s.episodes for s in full.main] == [4, 4, 2]
+
+
+def test_shared_tasks_without_a_common_task_is_a_clear_error(run_dir, tmp_path_factory):
+    from statebound.errors import StateboundError
+
+    other = tmp_path_factory.mktemp("other")
+    config = RunConfig(benchmark="hand", agents=("A",), models=(ModelSpec("m"),), task_ids=("t9",))
+    with RunStore(other) as store:
+        store.start(config, resume=False)
+        store.save(_episode("A", "t9", "easy", 1, True, 0), benchmark="hand", position=0)
+    with pytest.raises(StateboundError, match="no task in common"):
+        finish_run([run_dir, other], out_dir=tmp_path_factory.mktemp("out"), plots=False, shared_tasks=True)

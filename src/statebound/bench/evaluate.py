@@ -20,7 +20,7 @@ from statebound.bench.export import export_run
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig, TaskSelection, select_tasks
 from statebound.bench.registry import load_benchmark
-from statebound.bench.report import Report, build_report, load_runs, write_report
+from statebound.bench.report import Report, build_report, load_runs, on_shared_tasks, write_report
 from statebound.bench.runner import RunOutcome, run_episodes
 from statebound.bench.store import RunStore
 from statebound.bench.types import Benchmark, EpisodeLimits
@@ -115,13 +115,17 @@ def finish_run(
     breakdown_keys: Sequence[str] | None = None,
     bin_width: int | None = None,
     plots: bool = True,
+    shared_tasks: bool = False,
 ) -> tuple[Report, list[Path]]:
-    """Export each run (``results.jsonl``, trajectories), then write the report and plots to ``out_dir``."""
+    """Export each run (``results.jsonl``, trajectories), then write the report and plots to
+    ``out_dir``; ``shared_tasks``: report only the tasks every run has (:func:`on_shared_tasks`)."""
     files = []
     for run_dir in run_dirs:
         with RunStore(run_dir, read_only=True) as store:
             files.append(export_run(store))
     runs = load_runs(run_dirs, with_trajectories=True)  # plots and the repeated-replies table
+    if shared_tasks:
+        runs = on_shared_tasks(runs)
     report = build_report(runs, breakdown_keys=breakdown_keys)
     files += write_report(report, out_dir)
     drawn: list[Path] = []

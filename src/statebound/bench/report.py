@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from statebound.bench.repetition import STUCK_RUN, Repetition, summarize_repetit
 from statebound.bench.stats import Bootstrap, McNemar, mcnemar_exact, paired_bootstrap
 from statebound.bench.store import RunStore
 from statebound.bench.types import EpisodeResult
+from statebound.errors import StateboundError
 
 __all__ = [
     "BREAKDOWN_KEYS",
@@ -31,6 +32,7 @@ __all__ = [
     "Report",
     "build_report",
     "load_runs",
+    "on_shared_tasks",
     "print_report",
     "sections",
     "to_markdown",
@@ -64,6 +66,17 @@ def load_runs(directories: Sequence[str | Path], *, with_trajectories: bool = Fa
             result.meta["run"] = label
         runs.append(LoadedRun(label, directory, config, results))
     return runs
+
+
+def on_shared_tasks(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
+    """The runs cut down to the (task, seed) pairs that every one of them has: a run on a sample
+    beside a full record is then compared on the sample alone, in every table and plot."""
+    pairs = [{(r.task, r.seed) for r in run.results} for run in runs]
+    shared = set.intersection(*pairs) if pairs else set()
+    if not shared:
+        labels = ", ".join(run.label for run in runs)
+        raise StateboundError(f"the runs {labels} have no task in common to compare on")
+    return [replace(run, results=[r for r in run.results if (r.task, r.seed) in shared]) for run in runs]
 
 
 @dataclass(frozen=True, slots=True)

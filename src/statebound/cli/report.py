@@ -17,6 +17,7 @@ def report_command(
     by: list[str] = typer.Option([], "--by", help="Break down by this meta key (default: hardness/task_type when present); repeatable."),
     length_bin: int | None = typer.Option(None, "--length-bin", help="Bin width in steps for the SR-vs-length plot."),
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the plots."),
+    shared_tasks: bool = typer.Option(False, "--shared-tasks", help="Only the tasks every run has (a run on a sample beside a full record)."),
 ) -> None:
     """Print and write (Markdown, CSV, JSON, PNG/SVG) the papers' tables for RUN_DIRS side by side."""
     from statebound.bench.evaluate import finish_run
@@ -26,7 +27,8 @@ def report_command(
     out_dir = out or (run_dirs[0] if len(run_dirs) == 1 else Path("runs") / f"compare-{time.strftime('%Y%m%d-%H%M%S')}")
     try:
         report, files = finish_run(
-            run_dirs, out_dir=out_dir, breakdown_keys=by or None, bin_width=length_bin, plots=not no_plots
+            run_dirs, out_dir=out_dir, breakdown_keys=by or None, bin_width=length_bin, plots=not no_plots,
+            shared_tasks=shared_tasks,
         )
     except StateboundError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)

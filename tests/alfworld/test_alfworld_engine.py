@@ -9,6 +9,7 @@ from statebound.agents.alfworld.walkthrough import play_walkthrough
 from statebound.bench.types import EpisodeLimits
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.envs.base import Environment
+from statebound.errors import DefinitionError
 from statebound.llm.testing import ScriptedLLM
 
 pytestmark = pytest.mark.integration
@@ -44,6 +45,26 @@ def test_put_correction_on_the_real_engine(env):
     metrics = env.score().metrics
     assert (metrics["put_corrections"], metrics["failed_actions"]) == (1, 1)
     env.correct_put = False
+
+
+def test_admissible_commands_speak_the_prompts_put_and_follow_the_game(env):
+    with pytest.raises(DefinitionError, match="admissible=True"):
+        env.admissible_commands()
+    listing = AlfworldEnv(admissible=True)
+    try:
+        listing.reset("clean-060")
+        first = listing.admissible_commands()
+        assert "go to stoveburner 3" in first and "help" not in first
+        assert not any(c.startswith("take pan") for c in first)  # the pan is not in reach yet
+        listing.step("go to stoveburner 3")
+        assert "take pan 1 from stoveburner 3" in listing.admissible_commands()
+        listing.step("take pan 1 from stoveburner 3")
+        listing.step("go to countertop 1")
+        held = listing.admissible_commands()
+        assert "put pan 1 in/on countertop 1" in held and not any(c.startswith("move ") for c in held)
+        assert listing.step("put pan 1 in/on countertop 1").ok  # what it lists, the engine accepts
+    finally:
+        listing.close()
 
 
 async def test_one_scripted_stateact_step_on_the_real_engine():

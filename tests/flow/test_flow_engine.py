@@ -298,6 +298,21 @@ async def test_call_llm_options_and_custom_render():
     assert result.history[-1].content == "a b "
 
 
+async def test_a_grammar_computed_for_each_call_from_the_run():
+    """``CallLLM(grammar=fn)``: each call sends the grammar made from the run as it stands."""
+    def one_more_than_seen(ctx) -> str:
+        return f'root ::= "{len(ctx.history)}"'
+
+    flow = Flow(name="f", initial="A", states=[
+        State("A", outputs=[CallLLM(grammar=one_more_than_seen)], transitions=[(always(), "B")]),
+        State("B", outputs=[CallLLM(grammar='root ::= "fixed"')], transitions=[(always(), "C")]),
+        State("C", outputs=[CallLLM(grammar=lambda ctx: None)], transitions=[(always(), "E")]),
+        State("E", final=True)])
+    llm = ScriptedLLM(["1", "fixed", "free"])
+    await flow.run("t", llm=llm)
+    assert [r.grammar for r in llm.requests] == ['root ::= "1"', 'root ::= "fixed"', None]
+
+
 def test_replace_rejects_unknown_settings(submit_flow):
     with pytest.raises(DefinitionError, match="unknown settings"):
         submit_flow.replace(max_turn=3)

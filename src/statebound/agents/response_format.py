@@ -85,13 +85,15 @@ def parse_response_format(value: object, *, benchmark: str) -> ResponseFormat:
     return text  # type: ignore[return-value]
 
 
-def require_grammar_support(llm: LLM, *, benchmark: str) -> None:
-    """Raise :class:`UnsupportedFeature` when ``format=grammar`` meets a backend without grammars."""
+def require_grammar_support(llm: LLM, *, benchmark: str, needed_by: str | None = None) -> None:
+    """Raise :class:`UnsupportedFeature` when ``format=grammar`` (or ``needed_by``, an agent that
+    always decodes under grammars) meets a backend without grammars."""
     if not llm.capabilities.grammar:
+        what, fix = ((f"{benchmark} agent {needed_by}", "or choose another agent") if needed_by
+                     else (f"{benchmark} option format=grammar", "or drop the option (format=free)"))
         raise UnsupportedFeature(
-            f"{benchmark} option format=grammar needs a model whose backend accepts GBNF grammars; "
-            f"{llm.model!r} does not. Use a llama.cpp model (e.g. --model smollm2, gguf:PATH) "
-            "or drop the option (format=free)"
+            f"{what} needs a model whose backend accepts GBNF grammars; {llm.model!r} does not. "
+            f"Use a llama.cpp model (e.g. --model smollm2, gguf:PATH) {fix}"
         )
 
 

@@ -80,14 +80,16 @@ class CallLLM:
 
     The model is ``llm`` if given, else the state's agent's, else the one passed to ``Flow.run``.
     ``render(ctx) -> messages`` replaces the default history-to-messages mapping
-    (:func:`statebound.flow.history.to_messages`, via ``ctx.messages()``).
+    (:func:`statebound.flow.history.to_messages`, via ``ctx.messages()``). ``grammar`` is a GBNF
+    string, or ``grammar(ctx) -> GBNF or None`` to compute it for each call from the run (say, the
+    actions the environment accepts now).
     """
 
     llm: LLM | None = None
     max_tokens: int = 256
     stop: Sequence[str] = ()
     temperature: float = 0.0
-    grammar: str | None = None
+    grammar: str | Callable[[RunContext], str | None] | None = None
     render: Callable[[RunContext], Sequence[Message]] | None = None
     # fixes the draw when sampling at a temperature (backends that can): visit n of the state
     # draws with seed + n - 1, so a state entered again does not repeat its sample
@@ -100,7 +102,7 @@ class CallLLM:
             stop=tuple(self.stop),
             max_tokens=self.max_tokens,
             temperature=self.temperature,
-            grammar=self.grammar,
+            grammar=self.grammar(ctx) if callable(self.grammar) else self.grammar,
             seed=None if self.seed is None else self.seed + ctx.visits.get(ctx.state, 1) - 1,
         )
         completion = await ctx.complete(request, llm=self.llm)

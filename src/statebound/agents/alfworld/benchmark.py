@@ -1,4 +1,5 @@
-"""The ``alfworld`` benchmark: 134 games, agents ReAct, StateAct (+ ablations), StateFlow, walkthrough.
+"""The ``alfworld`` benchmark: 134 games, agents ReAct, StateAct (+ ablations), StateFlow, walkthrough,
+and our extension ``stateflow-scoped`` (:mod:`statebound.agents.alfworld.scoped`; llama.cpp models).
 
 ``statebound eval alfworld --agent stateact`` runs it through the harness. Options (``--option``):
 ``max_steps`` (50), ``correct_put`` (StateAct's put correction, off), ``legacy_put`` (on: accept and
@@ -54,7 +55,8 @@ from statebound.llm.base import LLM
 
 __all__ = ["AGENTS", "REPORT_COLUMNS", "AlfworldBenchmark", "make_benchmark"]
 
-AGENTS: tuple[str, ...] = ("react", *VARIANTS, "stateflow", "walkthrough")
+AGENTS: tuple[str, ...] = ("react", *VARIANTS, "stateflow", "stateflow-scoped", "walkthrough")
+SCOPED = "stateflow-scoped"  # our extension: each state's replies held to its admissible commands
 
 # Accuracies are per episode; weighting by its tracked steps gives the share of all steps.
 REPORT_COLUMNS: tuple[MetaColumn, ...] = (
@@ -90,8 +92,9 @@ class AlfworldBenchmark:
     def agents(self) -> Sequence[str]:
         return AGENTS
 
-    def make_env(self) -> AlfworldEnv:
-        return AlfworldEnv(max_steps=self.max_steps, correct_put=self.correct_put, legacy_put=self.legacy_put)
+    def make_env(self, *, admissible: bool = False) -> AlfworldEnv:
+        return AlfworldEnv(max_steps=self.max_steps, correct_put=self.correct_put, legacy_put=self.legacy_put,
+                           admissible=admissible)
 
     async def run_episode(
         self, task: Task, agent: str, llm: LLM, *, seed: int, limits: EpisodeLimits
@@ -99,7 +102,7 @@ class AlfworldBenchmark:
         if agent not in AGENTS:
             raise DefinitionError(f"alfworld has no agent {agent!r}; choose one of {', '.join(AGENTS)}")
         grammar = self._grammar(agent, llm)
-        env = self.make_env()
+        env = self.make_env(admissible=agent == SCOPED)
         result = EpisodeResult(task=task.id, agent=agent, model=llm.model, seed=seed, meta=dict(task.meta))
         try:
             if agent == "walkthrough":
@@ -107,8 +110,8 @@ class AlfworldBenchmark:
                 result.trajectory = [entry("Walkthrough", "tool", t["observation"], action=t["action"])
                                      for t in outcome.trajectory]
                 result.exit_reason = "won" if outcome.won else outcome.cause
-            elif agent == "stateflow":
-                record_flow(result, await self._run_flow(env, task, llm, grammar))
+            elif agent in ("stateflow", SCOPED):
+                record_flow(result, await self._run_flow(env, task, llm, grammar, scoped=agent == SCOPED))
             else:
                 policy: TurnPolicy = (ReactPolicy(grammar=grammar) if agent == "react"
                                       else StateActPolicy(style=VARIANTS[agent], grammar=grammar))
@@ -118,15 +121,20 @@ class AlfworldBenchmark:
             await asyncio.to_thread(env.close)
         return result
 
-    async def _run_flow(self, env: AlfworldEnv, task: Task, llm: LLM, grammar: GameGrammar | None) -> RunResult:
+    async def _run_flow(self, env: AlfworldEnv, task: Task, llm: LLM, grammar: GameGrammar | None,
+                        *, scoped: bool) -> RunResult:
         text = await asyncio.to_thread(env.reset, task.id)
-        flow = build_flow(parse_goal(text), max_steps=self.max_steps, grammar=grammar(text) if grammar else None)
+        flow = build_flow(parse_goal(text), max_steps=self.max_steps, grammar=grammar(text) if grammar else None,
+                          scoped=scoped)
         return await flow.run(text, llm=llm, deps=env)
 
     def _grammar(self, agent: str, llm: LLM) -> GameGrammar | None:
         """How to make the GBNF every reply of ``agent`` is held to in a game, from the game's
-        opening text (``None`` with ``format=free``)."""
-        if self.response_format == "free" or agent == "walkthrough":
+        opening text (``None`` with ``format=free``, and for ``stateflow-scoped``, whose states
+        make their own grammars whatever the format)."""
+        if agent == SCOPED:
+            require_grammar_support(llm, benchmark=self.name, needed_by=SCOPED)
+        if self.response_format == "free" or agent in ("walkthrough", SCOPED):
             return None
         require_grammar_support(llm, benchmark=self.name)
         if agent == "react":

@@ -10,6 +10,9 @@ shared history) for one action and sends it to the environment. Transitions read
   first one);
 - ``UseLamp`` (examine) -> ``End`` once ``You turn on the desklamp``;
 - any state -> ``End`` when the environment says the episode is over (won or out of steps).
+
+``scoped=True`` is our extension (agent ``stateflow-scoped``, :mod:`statebound.agents.alfworld.scoped`):
+each state's reply is held to the admissible commands that serve its purpose.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from statebound.agents.alfworld.scoped import scoped_grammar
 from statebound.agents.turns import latest_reply, latest_tool_data
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.envs.alfworld.goals import Goal
@@ -91,23 +95,29 @@ def _placed(goal: Goal, times: int) -> Test:
     return test
 
 
-def _acting(name: str, instruction: str, transitions: list[tuple[Test, str]], call: CallLLM,
+def _acting(name: str, instruction: str, transitions: list[tuple[Test, str]], call: Callable[[str], CallLLM],
             *, otherwise: str | None = None) -> State:
-    """A state that acts once per visit; when no rule fires it goes to ``otherwise`` (itself)."""
+    """A state that acts once per visit (``call(name)`` asks the model); when no rule fires it
+    goes to ``otherwise`` (itself)."""
     return State(
         name,
         agent=Agent(instruction),
-        outputs=[call, CallTool(act, name="alfworld")],
+        outputs=[call(name), CallTool(act, name="alfworld")],
         transitions=[(_over, "End"), *transitions, (always(), otherwise or name)],
     )
 
 
-def build_flow(goal: Goal, *, max_steps: int = 50, max_tokens: int = 48, grammar: str | None = None) -> Flow:
+def build_flow(goal: Goal, *, max_steps: int = 50, max_tokens: int = 48, grammar: str | None = None,
+               scoped: bool = False) -> Flow:
     """The machine for ``goal``'s task type (one transition per action, so ``max_steps`` turns).
     ``grammar`` (format=grammar: :func:`statebound.agents.alfworld.grammar.action_grammar`)
-    constrains every reply."""
+    constrains every reply; ``scoped`` instead holds each state's replies to its scoped admissible
+    commands (the run's ``deps`` must then be an ``AlfworldEnv(admissible=True)``)."""
     obj, rec = goal.obj, goal.receptacle
-    call = CallLLM(max_tokens=max_tokens, grammar=grammar)
+
+    def call(state: str) -> CallLLM:
+        return CallLLM(max_tokens=max_tokens, grammar=scoped_grammar(state, goal) if scoped else grammar)
+
     seen = _in_sight(goal)
     picked = _observed(rf"^You pick up the {obj} \d+")
     after_take = "UseLamp" if goal.task_type == "examine" else _PROCESS.get(goal.task_type, ("Put",))[0]
@@ -137,5 +147,5 @@ def build_flow(goal: Goal, *, max_steps: int = 50, max_tokens: int = 48, grammar
             "Put", f"You hold the {obj}. Put it in/on the {rec}: 'go to {rec} <number>', then "
             f"'put {obj} <number> in/on {rec} <number>'.", placed_all, call))
     states.append(State("End", final=True))
-    return Flow(name=f"alfworld-{goal.task_type}", initial="Find", states=states, system=SYSTEM,
+    return Flow(name=f"alfworld-{goal.task_type}{'-scoped' if scoped else ''}", initial="Find", states=states, system=SYSTEM,
                 max_turns=max_steps)

@@ -14,11 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["PutRewrite", "Rewrite", "legacy_observation", "rewrite_action", "strip_arrival"]
+__all__ = ["PutRewrite", "Rewrite", "legacy_command", "legacy_observation", "rewrite_action", "strip_arrival"]
 
 PutRewrite = Literal["legacy", "correction"]
 
 _PUT = re.compile(r"^put (?P<obj>.+?) (?P<prep>in/on|in|on) (?P<receptacle>\S.*)$")
+_MOVE = re.compile(r"^move (?P<obj>.+?) to (?P<receptacle>\S.*)$")
 _MOVED = re.compile(r"^You move the (?P<obj>.+?) to the (?P<receptacle>.+?)\.$")
 _ARRIVAL = re.compile(r"^You arrive at [^.]+\. ")
 
@@ -46,6 +47,12 @@ def rewrite_action(action: str, *, legacy_put: bool = True, correct_put: bool = 
     if match["prep"] == "in/on":
         return Rewrite(engine_form, "legacy") if legacy_put else Rewrite(command)
     return Rewrite(engine_form, "correction") if correct_put else Rewrite(command)
+
+
+def legacy_command(command: str) -> str:
+    """Say the engine's command ``move X to Y`` the prompts' way, ``put X in/on Y`` (the inverse
+    of the legacy rewrite); other commands are returned unchanged."""
+    return _MOVE.sub(r"put \g<obj> in/on \g<receptacle>", command.strip())
 
 
 def legacy_observation(observation: str) -> str:

@@ -11,7 +11,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from statebound.envs.alfworld.commands import legacy_observation, rewrite_action, strip_arrival
+from statebound.envs.alfworld.commands import (
+    legacy_command,
+    legacy_observation,
+    rewrite_action,
+    strip_arrival,
+)
 from statebound.envs.alfworld.games import Game, find_game
 from statebound.envs.base import Score, StepResult
 from statebound.errors import DefinitionError, EnvironmentUnavailable
@@ -25,8 +30,9 @@ FAILED_ACTION = "Nothing happens."  # the engine's answer to any action it does 
 _ENGINE_LOCK = threading.Lock()
 
 
-def _load_engine(game: Game) -> Any:
-    """Start TextWorld on ``game`` with ALFWorld's name demangler (imports kept local: heavy)."""
+def _load_engine(game: Game, *, admissible: bool = False) -> Any:
+    """Start TextWorld on ``game`` with ALFWorld's name demangler (imports kept local: heavy);
+    ``admissible``: have it list the commands it accepts after every step."""
     try:
         import textworld
         from alfworld.agents.environment.alfred_tw_env import AlfredDemangler
@@ -35,7 +41,7 @@ def _load_engine(game: Game) -> Any:
             f"ALFWorld needs the 'alfworld' extra ({exc}); install it with "
             "pip install 'statebound[alfworld]'"
         ) from exc
-    infos = textworld.EnvInfos(won=True, extras=["walkthrough"])
+    infos = textworld.EnvInfos(won=True, admissible_commands=admissible, extras=["walkthrough"])
     with _ENGINE_LOCK:
         return textworld.start(str(game.path), request_infos=infos, wrappers=[AlfredDemangler()])
 
@@ -49,13 +55,14 @@ class AlfworldEnv:
     """The :class:`~statebound.envs.base.Environment` for ALFWorld.
 
     ``correct_put`` turns on StateAct's put correction (``put X in Y`` / ``put X on Y`` accepted);
-    ``legacy_put`` (default) accepts and speaks the prompts' ``put X in/on Y``. ``score().metrics``
-    counts steps, failed actions and both kinds of rewrite.
+    ``legacy_put`` (default) accepts and speaks the prompts' ``put X in/on Y``. ``admissible``
+    makes :meth:`admissible_commands` available (the engine then lists them after every step).
+    ``score().metrics`` counts steps, failed actions and both kinds of rewrite.
     """
 
     def __init__(
         self, *, max_steps: int = 50, correct_put: bool = False, legacy_put: bool = True,
-        split: str = "valid_unseen",
+        split: str = "valid_unseen", admissible: bool = False,
     ) -> None:
         if max_steps < 1:
             raise DefinitionError(f"max_steps must be at least 1, got {max_steps}")
@@ -63,6 +70,7 @@ class AlfworldEnv:
         self.correct_put = correct_put
         self.legacy_put = legacy_put
         self.split = split
+        self.admissible = admissible
         self.game: Game | None = None
         self._engine: Any = None
         self._state: Any = None
@@ -88,7 +96,7 @@ class AlfworldEnv:
         game = find_game(task_id, self.split)
         if self._engine is None or self.game is None or game.path != self.game.path:
             self.close()
-            self._engine = _load_engine(game)
+            self._engine = _load_engine(game, admissible=self.admissible)
         self.game = game
         self._reset_counters()
         with _ENGINE_LOCK:
@@ -99,6 +107,15 @@ class AlfworldEnv:
         """The game's stored expert commands (TextWorld's ``extra.walkthrough`` info)."""
         self._require_game()
         return list(self._state["extra.walkthrough"] or [])
+
+    def admissible_commands(self) -> list[str]:
+        """The commands the engine accepts now (``help`` left out), in the form the agent writes
+        (``put X in/on Y`` with ``legacy_put``). Needs ``AlfworldEnv(admissible=True)``."""
+        if not self.admissible:
+            raise DefinitionError("admissible commands were not requested: use AlfworldEnv(admissible=True)")
+        self._require_game()
+        commands = [c for c in self._state["admissible_commands"] or [] if c != "help"]
+        return [legacy_command(c) for c in commands] if self.legacy_put else commands
 
     def step(self, action: str) -> StepResult:
         self._require_game()

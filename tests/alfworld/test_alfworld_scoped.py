@@ -1,7 +1,6 @@
 """The scoped StateFlow machine (``stateflow-scoped``): each state offers only the admissible
 commands that serve it, as a choice grammar; checked on hand-made lists and on the real engine."""
 
-import json
 import re
 
 import pytest
@@ -9,7 +8,7 @@ import pytest
 pytest.importorskip("alfworld")
 
 from statebound.agents.alfworld.benchmark import make_benchmark
-from statebound.agents.alfworld.scoped import choice_grammar, scoped_actions
+from statebound.agents.alfworld.scoped import choice_grammar, offered, random_choice, scoped_actions
 from statebound.bench.types import EpisodeLimits, Task
 from statebound.envs.alfworld.games import find_game
 from statebound.envs.alfworld.goals import parse_goal
@@ -20,30 +19,38 @@ from statebound.llm.testing import FunctionLLM
 GOAL = parse_goal("clean some apple and put it in sofa")
 AT_COUNTERTOP = [
     "examine countertop 1", "go to cabinet 1", "go to desk 1", "go to fridge 1", "go to sinkbasin 1",
-    "go to sofa 1", "inventory", "look", "open cabinet 1", "take apple 1 from countertop 1",
+    "go to sofa 1", "go to sofa 2", "inventory", "look", "take apple 1 from countertop 1",
     "take knife 1 from countertop 1",
 ]
+AT_CLOSED_CABINET = ["go to countertop 1", "go to desk 1", "inventory", "look", "open cabinet 1"]
 
 
-def test_find_offers_unvisited_places_and_opening():
-    offered = scoped_actions("Find", GOAL, AT_COUNTERTOP, visited={"countertop 1", "desk 1"})
-    assert offered == ["go to cabinet 1", "go to fridge 1", "go to sinkbasin 1", "go to sofa 1", "open cabinet 1"]
+def test_find_opens_what_is_closed_before_it_moves_on():
+    assert scoped_actions("Find", GOAL, AT_CLOSED_CABINET, visited={"cabinet 1"}) == ["open cabinet 1"]
 
 
-def test_find_offers_every_place_again_once_all_are_visited():
-    everywhere = {"cabinet 1", "desk 1", "fridge 1", "sinkbasin 1", "sofa 1"}
-    offered = scoped_actions("Find", GOAL, AT_COUNTERTOP, visited=everywhere)
-    assert [c for c in offered if c.startswith("go to")] == [c for c in AT_COUNTERTOP if c.startswith("go to")]
+def test_find_offers_the_places_not_visited_yet_then_every_place():
+    places = scoped_actions("Find", GOAL, AT_COUNTERTOP, visited={"countertop 1", "desk 1", "sofa 2"})
+    assert places == ["go to cabinet 1", "go to fridge 1", "go to sinkbasin 1", "go to sofa 1"]
+    everywhere = {"cabinet 1", "desk 1", "fridge 1", "sinkbasin 1", "sofa 1", "sofa 2"}
+    assert scoped_actions("Find", GOAL, AT_COUNTERTOP, visited=everywhere) == [
+        c for c in AT_COUNTERTOP if c.startswith("go to")]
 
 
-def test_each_state_offers_only_its_kind_of_action():
+def test_each_state_offers_its_completing_action_alone_once_it_is_possible():
     assert scoped_actions("Take", GOAL, AT_COUNTERTOP, visited=set()) == ["take apple 1 from countertop 1"]
-    held = ["go to fridge 1", "go to sinkbasin 1", "go to sofa 1", "clean apple 1 with sinkbasin 1", "look"]
-    assert scoped_actions("Clean", GOAL, held, visited=set()) == ["go to sinkbasin 1", "clean apple 1 with sinkbasin 1"]
-    at_sofa = ["go to fridge 1", "put apple 1 in/on sofa 1", "examine sofa 1"]
+    at_sink = ["go to fridge 1", "go to sinkbasin 2", "clean apple 1 with sinkbasin 1", "look"]
+    assert scoped_actions("Clean", GOAL, at_sink, visited=set()) == ["clean apple 1 with sinkbasin 1"]
+    assert scoped_actions("Clean", GOAL, AT_COUNTERTOP, visited=set()) == ["go to sinkbasin 1"]
+    at_sofa = ["go to fridge 1", "go to sofa 2", "put apple 1 in/on sofa 1", "examine sofa 1"]
     assert scoped_actions("Put", GOAL, at_sofa, visited=set()) == ["put apple 1 in/on sofa 1"]
     engine_form = ["go to fridge 1", "move apple 1 to sofa 1"]  # legacy_put off
     assert scoped_actions("Put", GOAL, engine_form, visited=set()) == ["move apple 1 to sofa 1"]
+    closed_sofa = ["go to fridge 1", "go to sofa 2", "open sofa 1"]
+    assert scoped_actions("Put", GOAL, closed_sofa, visited=set()) == ["open sofa 1"]
+    assert scoped_actions("Put", GOAL, AT_COUNTERTOP, visited={"sofa 1"}) == ["go to sofa 2"]
+    lamp_here = ["go to desk 1", "use desklamp 1"]
+    assert scoped_actions("UseLamp", GOAL, lamp_here, visited=set()) == ["use desklamp 1"]
 
 
 def test_an_empty_scope_offers_everything_admissible():
@@ -51,21 +58,29 @@ def test_an_empty_scope_offers_everything_admissible():
     assert scoped_actions("Take", GOAL, nothing_to_take, visited=set()) == nothing_to_take
 
 
-def test_choice_grammar_is_exactly_the_actions():
-    assert choice_grammar(["go to sofa 1", 'say "hi"']) == 'root ::= "go to sofa 1" | "say \\"hi\\""'
+def test_choice_grammar_is_exactly_the_actions_and_reads_back():
+    actions = ["go to sofa 1", 'say "hi"', "back\\slash"]
+    grammar = choice_grammar(actions)
+    assert grammar.startswith('root ::= "go to sofa 1" | "say \\"hi\\""')
+    assert offered(grammar) == actions
     with pytest.raises(ValueError, match="at least one"):
         choice_grammar([])
 
 
-def _choices(grammar: str) -> list[str]:
-    """The sentences of a choice grammar, read back from its GBNF."""
-    assert grammar.startswith("root ::= ")
-    return [json.loads(choice) for choice in re.findall(r'"(?:[^"\\]|\\.)*"', grammar)]
+def test_the_random_baseline_picks_an_offered_action_the_same_way_each_time():
+    from statebound.llm.base import chat
+
+    grammar = choice_grammar([f"go to drawer {n}" for n in range(1, 9)])
+    picks = [random_choice(chat(("user", f"turn {turn}"), grammar=grammar)) for turn in range(12)]
+    assert all(pick in offered(grammar) for pick in picks) and len(set(picks)) > 1
+    assert picks == [random_choice(chat(("user", f"turn {turn}"), grammar=grammar)) for turn in range(12)]
+    with pytest.raises(ValueError, match="choice grammar"):
+        random_choice(chat(("user", "no grammar")))
 
 
 def _picker(pick):
     """A grammar-capable function model that replies with ``pick(choices)`` of each request."""
-    return FunctionLLM(lambda request: pick(_choices(request.grammar)),
+    return FunctionLLM(lambda request: pick(offered(request.grammar)),
                        capabilities=Capabilities(completion=True, chat=True, grammar=True))
 
 
@@ -101,9 +116,9 @@ async def test_find_never_goes_back_while_places_are_left_on_a_real_game():
     task = next(t for t in benchmark.tasks() if t.id == "clean-042")  # the bowl is not in the first places
     llm = _picker(lambda choices: choices[0])
     result = await benchmark.run_episode(task, "stateflow-scoped", llm, seed=0, limits=EpisodeLimits())
-    offered = [set(_choices(request.grammar)) for request in llm.requests]
+    offers = [set(offered(request.grammar)) for request in llm.requests]
     replies = [e["content"] for e in result.trajectory if e["role"] == "assistant"]
-    assert all(reply in choices for reply, choices in zip(replies, offered))
+    assert all(reply in choices for reply, choices in zip(replies, offers))
     places = [reply for reply in replies if reply.startswith("go to ")]
     assert len(places) >= 3 and len(set(places)) == len(places)
 

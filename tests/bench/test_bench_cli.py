@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+import pytest
 from typer.testing import CliRunner
 
 from statebound.cli.app import app
@@ -51,3 +52,14 @@ def test_help_stays_light():
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_function_models_may_declare_grammars():
+    from statebound.bench.models import ModelSpec, open_llm
+    from statebound.errors import DefinitionError
+
+    name = "function:statebound.bench.toy:oracle"
+    assert open_llm(ModelSpec(name, {"grammar": True})).capabilities.grammar
+    assert not open_llm(ModelSpec(name)).capabilities.grammar
+    with pytest.raises(DefinitionError, match="only the option grammar=true"):
+        open_llm(ModelSpec(name, {"cache": "x.sqlite"}))

@@ -2,7 +2,8 @@
 
 A :class:`ModelSpec` is a name plus keyword options. ``function:package.module:responder`` opens a
 :class:`~statebound.llm.testing.FunctionLLM` around an importable responder (the test double the
-harness uses); every other name goes to :func:`statebound.llm.registry.open_model`.
+harness uses, or a model-free baseline; option ``grammar=true`` says it reads ``request.grammar``);
+every other name goes to :func:`statebound.llm.registry.open_model`.
 """
 
 from __future__ import annotations
@@ -35,12 +36,19 @@ class ModelSpec:
 def open_llm(spec: ModelSpec) -> LLM:
     """Open the model ``spec`` names, in this process."""
     if spec.name.startswith(FUNCTION_PREFIX):
+        from statebound.llm.base import Capabilities
         from statebound.llm.testing import FunctionLLM
 
         responder = resolve_factory(spec.name[len(FUNCTION_PREFIX) :])
         if not callable(responder):
             raise DefinitionError(f"{spec.name!r} does not name a callable responder")
-        return FunctionLLM(respond=responder, model=spec.name)
+        unknown = set(spec.options) - {"grammar"}
+        if unknown:
+            raise DefinitionError(f"function models take only the option grammar=true, not {sorted(unknown)}")
+        # grammar=true: the responder reads request.grammar, so agents that need grammars accept it
+        capabilities = Capabilities(completion=True, chat=True, logprobs=True,
+                                    grammar=spec.options.get("grammar") in (True, "true", "1", 1))
+        return FunctionLLM(respond=responder, model=spec.name, capabilities=capabilities)
     try:
         from statebound.llm.registry import open_model
     except ImportError as exc:  # the registry is optional until the LLM backends land

@@ -4,40 +4,50 @@ In the papers' machine every state may send any action; a small model sends the 
 writes ``clean bowl 1 with microwave 1`` in Find, fifty times). Here each state lets the model
 choose only among the commands the engine accepts now (TextWorld's admissible commands) that serve
 the state's purpose, and a GBNF grammar of those commands holds the reply to one of them
-(llama.cpp models). The model still picks which one; the machine decides what kind of action is due:
+(llama.cpp models). Each state has tiers, offered in order: the first tier with an admissible
+command is what the model chooses from. So the step that completes the state is offered alone as
+soon as it is possible, as the state's instruction asks, and moving on is offered only otherwise:
 
-- ``Find``: go to a place not visited yet (in the episode, or since an object was put away), any
-  place once all are, or open one;
+- ``Find``: open the closed receptacle here; else go to a place not visited yet (since the start,
+  or since an object was put away); else go to any place;
 - ``Take``: take the goal's object;
-- ``Clean`` / ``Heat`` / ``Cool``: go to the sinkbasin / microwave / fridge, or use it on the object;
-- ``Put``: go to the goal's receptacle, open it, or put the object in/on it;
-- ``UseLamp``: use the desklamp, or go to a place not visited yet.
+- ``Clean`` / ``Heat`` / ``Cool``: clean / heat / cool the object with the sinkbasin / microwave /
+  fridge here; else go to one;
+- ``Put``: put the object in/on the goal's receptacle here; else open it; else go to one not
+  visited yet, else to any;
+- ``UseLamp``: use the desklamp here; else go to a place not visited yet, else to any.
 
-A state whose scope is empty now (nothing to take where the agent stands) offers every admissible
-command, so a reply is always possible.
+A state none of whose tiers is admissible now (nothing to take where the agent stands) offers
+every admissible command, so a reply is always possible. The model chooses which place to search
+next and which object or receptacle of a kind; the machine decides what kind of action is due.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 import re
 from collections.abc import Callable, Collection, Sequence
 
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.envs.alfworld.goals import Goal
 from statebound.flow import RunContext
+from statebound.llm.base import Request
 
-__all__ = ["TOOLS", "choice_grammar", "scoped_actions", "scoped_grammar", "visited_places"]
+__all__ = [
+    "TOOLS",
+    "choice_grammar",
+    "offered",
+    "random_choice",
+    "scoped_actions",
+    "scoped_grammar",
+    "visited_places",
+]
 
 TOOLS = {"Clean": ("clean", "sinkbasin"), "Heat": ("heat", "microwave"), "Cool": ("cool", "fridge")}
 _GO_TO = "go to "
 _PUT_AWAY = ("You put the ", "You move the ")  # the answer to a put, with and without legacy_put
-
-
-def _places(commands: Sequence[str], visited: Collection[str]) -> list[str]:
-    """``go to`` commands to places not visited yet, or all of them once every place is."""
-    going = [c for c in commands if c.startswith(_GO_TO)]
-    return [c for c in going if c[len(_GO_TO):] not in visited] or going
 
 
 def _matching(commands: Sequence[str], *patterns: str) -> list[str]:
@@ -45,25 +55,35 @@ def _matching(commands: Sequence[str], *patterns: str) -> list[str]:
     return [c for c in commands if any(p.fullmatch(c) for p in compiled)]
 
 
-def scoped_actions(state: str, goal: Goal, admissible: Sequence[str], visited: Collection[str]) -> list[str]:
-    """The commands of ``admissible`` that ``state`` offers for ``goal`` (module docstring);
-    ``visited``: the places the agent has gone to in this episode."""
+def _going(commands: Sequence[str], visited: Collection[str], place: str = r".+") -> list[list[str]]:
+    """Two tiers of ``go to`` commands (to places matching ``place``): those not visited yet, then all."""
+    going = _matching(commands, _GO_TO + place)
+    return [[c for c in going if c[len(_GO_TO):] not in visited], going]
+
+
+def _tiers(state: str, goal: Goal, admissible: Sequence[str], visited: Collection[str]) -> list[list[str]]:
     obj, rec = re.escape(goal.obj), re.escape(goal.receptacle or "")
     if state == "Find":
-        scope = _places(admissible, visited) + _matching(admissible, r"open .+")
-    elif state == "Take":
-        scope = _matching(admissible, rf"take {obj} \d+ from .+")
-    elif state in TOOLS:
+        return [_matching(admissible, r"open .+"), *_going(admissible, visited)]
+    if state == "Take":
+        return [_matching(admissible, rf"take {obj} \d+ from .+")]
+    if state in TOOLS:
         verb, tool = TOOLS[state]
-        scope = _matching(admissible, rf"go to {tool} \d+", rf"{verb} {obj} \d+ with {tool} \d+")
-    elif state == "Put":
-        scope = _matching(admissible, rf"go to {rec} \d+", rf"open {rec} \d+", rf"put {obj} \d+ in/on {rec} \d+",
-                          rf"move {obj} \d+ to {rec} \d+")  # the engine's own form, without legacy_put
-    elif state == "UseLamp":
-        scope = _matching(admissible, r"use desklamp \d+") + _places(admissible, visited)
-    else:
-        scope = []
-    return scope or list(admissible)
+        return [_matching(admissible, rf"{verb} {obj} \d+ with {tool} \d+"),
+                _matching(admissible, rf"go to {tool} \d+")]
+    if state == "Put":
+        put = _matching(admissible, rf"put {obj} \d+ in/on {rec} \d+",
+                        rf"move {obj} \d+ to {rec} \d+")  # the engine's own form, without legacy_put
+        return [put, _matching(admissible, rf"open {rec} \d+"), *_going(admissible, visited, rf"{rec} \d+")]
+    if state == "UseLamp":
+        return [_matching(admissible, r"use desklamp \d+"), *_going(admissible, visited)]
+    return []
+
+
+def scoped_actions(state: str, goal: Goal, admissible: Sequence[str], visited: Collection[str]) -> list[str]:
+    """The commands of ``admissible`` that ``state`` offers for ``goal`` now: its first tier that
+    has any (module docstring), else every admissible command; ``visited``: the places gone to."""
+    return next((tier for tier in _tiers(state, goal, admissible, visited) if tier), list(admissible))
 
 
 def choice_grammar(actions: Sequence[str]) -> str:
@@ -71,6 +91,24 @@ def choice_grammar(actions: Sequence[str]) -> str:
     if not actions:
         raise ValueError("a choice grammar needs at least one action")
     return "root ::= " + " | ".join(json.dumps(action) for action in actions)
+
+
+def offered(grammar: str) -> list[str]:
+    """The actions of a :func:`choice_grammar`, read back from its GBNF."""
+    if not grammar.startswith("root ::= "):
+        raise ValueError(f"not a choice grammar: {grammar[:60]!r}")
+    return [json.loads(literal) for literal in re.findall(r'"(?:[^"\\]|\\.)*"', grammar)]
+
+
+def random_choice(request: Request) -> str:
+    """A model-free baseline for ``stateflow-scoped``: one of the offered actions at random, the
+    draw fixed by the request (so runs repeat). ``-m function:statebound.agents.alfworld.scoped:random_choice
+    --model-option grammar=true`` measures what the machine wins without a model's choices."""
+    if request.grammar is None:
+        raise ValueError("random_choice answers requests that carry a choice grammar")
+    seen = json.dumps([request.grammar, [m.content for m in request.messages or ()]])
+    draw = random.Random(int.from_bytes(hashlib.sha256(seen.encode("utf-8")).digest()[:8], "big"))
+    return draw.choice(offered(request.grammar))
 
 
 def visited_places(ctx: RunContext) -> set[str]:

@@ -25,7 +25,7 @@ RECORDS=${RECORDS:-benchmarks/records}  # where the record stores live
 # checkpoint: copy each store's write-ahead log into the store without waiting for (or blocking) a
 # run that is writing it, then check the store file on its own is a sound database.
 checkpoint() {
-  for store in "$RECORDS"/*/*/run.sqlite "$RECORDS"/*/llm-cache.sqlite; do
+  for store in "$RECORDS"/*/*/run.sqlite "$RECORDS"/extensions/*/*/run.sqlite "$RECORDS"/*/llm-cache.sqlite; do
     [ -f "$store" ] || continue
     .venv/bin/python - "$store" <<'EOF'
 import shutil, sqlite3, sys, tempfile

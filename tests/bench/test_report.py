@@ -223,3 +223,18 @@ def test_shared_tasks_without_a_common_task_is_a_clear_error(run_dir, tmp_path_f
         store.save(_episode("A", "t9", "easy", 1, True, 0), benchmark="hand", position=0)
     with pytest.raises(StateboundError, match="no task in common"):
         finish_run([run_dir, other], out_dir=tmp_path_factory.mktemp("out"), plots=False, shared_tasks=True)
+
+
+def test_cost_plot_falls_back_to_prompt_tokens_when_nothing_was_paid_for(run_dir, tmp_path):
+    priced_out, free_out = tmp_path / "priced", tmp_path / "free"
+    finish_run([run_dir], out_dir=priced_out)
+    assert "total cost $" in (priced_out / "plots" / "cost_vs_success.svg").read_text()
+    free = tmp_path / "free-run"
+    config = RunConfig(benchmark="hand", agents=("A",), models=(ModelSpec("local"),), task_ids=("t1",))
+    with RunStore(free) as store:
+        store.start(config, resume=False)
+        store.save(EpisodeResult(task="t1", agent="A", model="local", success=True, turns=1, prompt_tokens=900),
+                   benchmark="hand", position=0)
+    finish_run([free], out_dir=free_out)
+    drawn = (free_out / "plots" / "cost_vs_success.svg").read_text()
+    assert "prompt tokens per episode" in drawn and "total cost $" not in drawn

@@ -3,7 +3,8 @@
 - ``success_by_length``: success rate against episode length, as in StateAct's figures 5-6 (SR per
   bin of the number of steps the episode took; bins of ``bin_width`` steps, by default 10 when
   episodes run past 25 steps as in ALFWorld's 50-step horizon, else ``ceil(max/5)``);
-- ``cost_vs_success``: total cost against SR % per agent and model, with Wilson intervals;
+- ``cost_vs_success``: total cost (or, when nothing was paid for, prompt tokens per episode)
+  against SR % per agent and model, with Wilson intervals;
 - ``state_usage``: average tokens and visits per episode in each state, per agent (from
   trajectories, see :mod:`statebound.bench.trajectory`).
 """
@@ -105,14 +106,21 @@ def _plot_length(plt: Any, data: dict[str, list[LengthBin]], bin_width: int, out
 
 
 def _plot_cost(plt: Any, summaries: Sequence[Summary], keys: Sequence[str], out_dir: Path) -> list[Path]:
-    figure, axes = plt.subplots(figsize=(6, 4), layout="constrained")
+    """SR against total cost, or against prompt tokens per episode when nothing was paid for
+    (local models): the papers' other measure of cost. Labels go in a legend below."""
+    priced = any(row.cost > 0 for row in summaries)
+    figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
     for row in summaries:
         error = [[max(0.0, row.sr - row.sr_low)], [max(0.0, row.sr_high - row.sr)]]
         label = group_label({k: row.group[k] for k in keys})
-        axes.errorbar(row.cost, row.sr, yerr=error, fmt="o", capsize=3, label=label)
-        axes.annotate(label, (row.cost, row.sr), fontsize="small", xytext=(4, 4), textcoords="offset points")
-    axes.set_xlabel("total cost $")
+        axes.errorbar(row.cost if priced else row.prompt_tokens, row.sr, yerr=error, fmt="o", capsize=3, label=label)
+    axes.set_xlabel("total cost $" if priced else "prompt tokens per episode (no cost: local models)")
+    tokens = [row.prompt_tokens for row in summaries if row.prompt_tokens > 0]
+    if not priced and tokens and max(tokens) > 10 * min(tokens):
+        axes.set_xscale("log")
     axes.set_ylabel("success rate % (95% Wilson CI)")
+    axes.set_ylim(-2, 102)
+    _legend_below(figure, axes, len(summaries))
     return _save(plt, figure, out_dir, "cost_vs_success")
 
 
@@ -130,10 +138,15 @@ def _plot_states(plt: Any, states: list[str], usage: dict[str, dict[str, tuple[f
     return _save(plt, figure, out_dir, "state_usage")
 
 
+_LEGEND_CHARS = 90  # about what one legend row holds across a 7-inch figure in a small font
+
+
 def _legend_below(figure: Any, axes: Any, entries: int) -> None:
-    """One legend under the plots, where it hides no data."""
+    """One legend under the plots, where it hides no data; long labels get fewer columns."""
     handles, labels = axes.get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside lower center", ncols=min(4, max(1, entries)), fontsize="small")
+    widest = max((len(label) for label in labels), default=1) + 6  # the marker and the gap
+    columns = max(1, min(4, entries, _LEGEND_CHARS // widest))
+    figure.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize="small")
 
 
 def label_keys(summaries: Sequence[Summary], keys: Sequence[str]) -> list[str]:

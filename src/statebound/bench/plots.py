@@ -23,6 +23,8 @@ from statebound.bench.types import EpisodeResult
 __all__ = ["LengthBin", "auto_bin_width", "label_keys", "state_usage", "success_by_length", "write_plots"]
 
 LengthBin = tuple[str, int, float]  # (label "1-10", episodes, SR %)
+_COLOURS = 10  # matplotlib's default colour cycle
+_MARKERS = "os^Dv"
 
 
 def auto_bin_width(results: Sequence[EpisodeResult]) -> int:
@@ -110,10 +112,12 @@ def _plot_cost(plt: Any, summaries: Sequence[Summary], keys: Sequence[str], out_
     (local models): the papers' other measure of cost. Labels go in a legend below."""
     priced = any(row.cost > 0 for row in summaries)
     figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
-    for row in summaries:
+    for index, row in enumerate(summaries):
         error = [[max(0.0, row.sr - row.sr_low)], [max(0.0, row.sr_high - row.sr)]]
         label = group_label({k: row.group[k] for k in keys})
-        axes.errorbar(row.cost if priced else row.prompt_tokens, row.sr, yerr=error, fmt="o", capsize=3, label=label)
+        marker = _MARKERS[index // _COLOURS % len(_MARKERS)]  # a new marker once the colours repeat
+        axes.errorbar(row.cost if priced else row.prompt_tokens, row.sr, yerr=error, fmt=marker, capsize=3,
+                      label=label)
     axes.set_xlabel("total cost $" if priced else "prompt tokens per episode (no cost: local models)")
     tokens = [row.prompt_tokens for row in summaries if row.prompt_tokens > 0]
     if not priced and tokens and max(tokens) > 10 * min(tokens):

@@ -1,6 +1,7 @@
 """Harness overhead per episode with an instant function LLM (the toy oracle).
 
-"bare" calls ``Benchmark.run_episode`` in a plain loop; "harness" runs the same episodes through
+"bare" calls the episode runner (``run_episode``: environment, agent, grading) in a plain loop;
+"harness" runs the same episodes through
 ``execute_run`` (planning, limits and metering, the SQLite run store with one transaction per
 episode, result bookkeeping), then ``finish_run`` separately (results.jsonl, trajectories, report;
 no plots). The difference per episode is the harness's cost.
@@ -15,19 +16,21 @@ import asyncio
 import tempfile
 import time
 
+from statebound.bench.contract import EpisodeLimits
+from statebound.bench.episode import Episode, run_episode
 from statebound.bench.evaluate import Execution, execute_run, finish_run, prepare_run
 from statebound.bench.models import ModelSpec, open_llm
-from statebound.bench.types import EpisodeLimits
 
-ORACLE = ModelSpec("function:statebound.bench.toy:oracle")
+ORACLE = ModelSpec("function:statebound.benchmarks.toy:oracle")
 
 
 async def bare(episodes: int) -> float:
-    _, benchmark = prepare_run("toy", agents=["direct"], models=[ORACLE], benchmark_options={"count": episodes})
+    _, loaded = prepare_run("toy", agents=["direct"], models=[ORACLE], benchmark_options={"count": episodes})
     llm, limits = open_llm(ORACLE), EpisodeLimits()
     started = time.perf_counter()
-    for task in benchmark.tasks():
-        await benchmark.run_episode(task, "direct", llm, seed=0, limits=limits)
+    for task in loaded.benchmark.tasks():
+        episode = Episode(task=task, agent="direct", model=ORACLE.name)
+        await run_episode(loaded.benchmark, loaded.agents, episode, llm=llm, limits=limits)
     return time.perf_counter() - started
 
 
@@ -53,7 +56,7 @@ def main() -> None:
     base = asyncio.run(bare(n))
     print(f"{n} toy episodes, one instant LLM call each")
     print(f"{'mode':<22} {'total s':>8} {'us/episode':>11} {'overhead us/ep':>15}")
-    print(f"{'bare run_episode loop':<22} {base:>8.3f} {1e6 * base / n:>11.0f} {'-':>15}")
+    print(f"{'bare episode loop':<22} {base:>8.3f} {1e6 * base / n:>11.0f} {'-':>15}")
     for concurrency in args.concurrency:
         run, finish = asyncio.run(harness(n, concurrency))
         print(f"{f'harness, -j {concurrency}':<22} {run:>8.3f} {1e6 * run / n:>11.0f} {1e6 * (run - base) / n:>15.0f}")

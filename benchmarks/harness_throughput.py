@@ -29,10 +29,11 @@ import socket
 import tempfile
 import time
 
+from statebound.bench.contract import EpisodeLimits, Task
+from statebound.bench.episode import Episode, run_episode
 from statebound.bench.evaluate import Execution, execute_run, prepare_run
 from statebound.bench.models import ModelSpec, open_llm
-from statebound.bench.toy import oracle
-from statebound.bench.types import EpisodeLimits, Task
+from statebound.benchmarks.toy import oracle
 from statebound.llm.base import Message, Request
 
 
@@ -109,15 +110,16 @@ def backend_spec(backend: str, port: int) -> ModelSpec:
 async def measure_bare(episodes: int, concurrency: int) -> tuple[float, float, int]:
     """The episodes alone: what any harness would have to spend, leaving its own cost out."""
     model = backend_spec("function", 0)
-    _, benchmark = prepare_run("toy", agents=["direct"], models=[model], benchmark_options={"count": episodes})
+    _, loaded = prepare_run("toy", agents=["direct"], models=[model], benchmark_options={"count": episodes})
     llm, limits, gate = open_llm(model), EpisodeLimits(), asyncio.Semaphore(concurrency)
 
     async def one(task: Task) -> None:
         async with gate:
-            await benchmark.run_episode(task, "direct", llm, seed=0, limits=limits)
+            episode = Episode(task=task, agent="direct", model=model.name)
+            await run_episode(loaded.benchmark, loaded.agents, episode, llm=llm, limits=limits)
 
     wall, cpu = time.perf_counter(), time.process_time()
-    await asyncio.gather(*(one(task) for task in benchmark.tasks()))
+    await asyncio.gather(*(one(task) for task in loaded.benchmark.tasks()))
     return time.perf_counter() - wall, time.process_time() - cpu, 0
 
 

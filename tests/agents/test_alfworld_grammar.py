@@ -11,7 +11,6 @@ from dataclasses import asdict
 import pytest
 from grammar_check import grammar_accepts, grammar_parses
 
-from statebound.agents.alfworld.chain_of_states import VARIANTS, StateStep
 from statebound.agents.alfworld.grammar import (
     THOUGHT_CHARS,
     action_grammar,
@@ -19,9 +18,11 @@ from statebound.agents.alfworld.grammar import (
     react_grammar,
     stateact_grammar,
 )
-from statebound.agents.alfworld.loop import ReactPolicy, StateActPolicy
 from statebound.agents.alfworld.prompts import load_prompts
 from statebound.agents.alfworld.stateflow import read_action
+from statebound.chain.loop import ChainPolicy as StateActPolicy
+from statebound.chain.loop import ReactPolicy
+from statebound.chain.steps import VARIANTS, StateStep
 from statebound.envs.alfworld import list_games
 
 ACTION = action_grammar()

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from statebound.envs.alfworld import FAILED_ACTION, rewrite_action
+from statebound.agents.alfworld.agents import TrackedState
+from statebound.agents.alfworld.prompts import react_prompt, stateact_prompt
+from statebound.chain import ChainPolicy, LoopEpisode, TurnPolicy, play
+from statebound.envs.alfworld import FAILED_ACTION, StateTracker, rewrite_action
 from statebound.envs.base import Score, StepResult
+from statebound.llm.base import LLM
 
 
 @dataclass
@@ -39,10 +44,24 @@ class ScriptedWorld:
         self.won = self.won or rewrite.command == self.winning
         done = self.won or self.steps >= self.max_steps
         return StepResult(observation, ok=observation != FAILED_ACTION, done=done,
-                          info={"command": rewrite.command, "rewrite": rewrite.kind, "won": self.won})
+                          info={"command": rewrite.command, "rewrite": rewrite.kind, "won": self.won,
+                                "limit": done and not self.won})
 
     def score(self) -> Score:
         return Score(reward=float(self.won), success=self.won)
 
 
 ROOM = "You are in the middle of a room. Looking quickly around you, you see a countertop 1, a fridge 1, a microwave 1, a sinkbasin 1, a desk 1, a sofa 1, and a shelf 1."
+
+
+async def play_game(world: ScriptedWorld, llm: LLM, policy: TurnPolicy, *, max_turns: int = 50,
+                    grammar: Callable[[str], str] | None = None) -> LoopEpisode:
+    """What the ALFWorld loop agents do: reset the world, prompt for the policy, play with the
+    state check."""
+    task = world.reset("game")
+    if isinstance(policy, ChainPolicy):
+        prompt = stateact_prompt(world.task_type, task, policy.style)
+    else:
+        prompt = react_prompt(world.task_type, task)
+    return await play(world, prompt, llm, policy, max_turns=max_turns, grammar=grammar(task) if grammar else None,
+                      checker=TrackedState(StateTracker()))

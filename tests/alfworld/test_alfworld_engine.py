@@ -4,12 +4,13 @@ import pytest
 
 pytest.importorskip("alfworld")
 
-from statebound.agents.alfworld.benchmark import make_benchmark
 from statebound.agents.alfworld.walkthrough import play_walkthrough
-from statebound.bench.types import EpisodeLimits
+from statebound.bench.contract import EpisodeLimits
+from statebound.bench.evaluate import run_task
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.envs.base import Environment
 from statebound.errors import DefinitionError
+from statebound.exits import ExitReason
 from statebound.llm.testing import ScriptedLLM
 
 pytestmark = pytest.mark.integration
@@ -24,7 +25,8 @@ def env():
 
 def test_walkthrough_wins_a_real_game(env):
     assert isinstance(env, Environment)
-    outcome = play_walkthrough(env, "examine-000")
+    env.reset("examine-000")
+    outcome = play_walkthrough(env)
     assert outcome.won, outcome.cause
     assert outcome.trajectory[-1]["observation"].startswith("You turn on the desklamp")
     assert env.score().success and env.score().metrics["steps"] == outcome.steps
@@ -68,12 +70,11 @@ def test_admissible_commands_speak_the_prompts_put_and_follow_the_game(env):
 
 
 async def test_one_scripted_stateact_step_on_the_real_engine():
-    benchmark = make_benchmark(max_steps=1)
-    task = next(t for t in benchmark.tasks() if t.id == "examine-000")
     reply = ("goal: examine the alarmclock with the desklamp\ncurrent location: starting location\n"
              "current inventory: None\nthought: None\naction: go to desk 2")
-    result = await benchmark.run_episode(task, "stateact", ScriptedLLM([reply]), seed=0, limits=EpisodeLimits())
-    assert (result.turns, result.success, result.exit_reason) == (1, False, "step_limit")
+    result = await run_task("alfworld", "stateact", "examine-000", llm=ScriptedLLM([reply]),
+                            limits=EpisodeLimits(max_turns=1))
+    assert (result.turns, result.success, result.exit_reason) == (1, False, ExitReason.TURN_LIMIT)
     assert result.meta["task_type"] == "examine" and result.meta["state_accuracy"] == 1.0
     assert result.trajectory[-1]["content"] == "On the desk 2, you see a alarmclock 1."
 
@@ -85,7 +86,8 @@ def test_episodes_in_parallel_threads_do_not_corrupt_the_engine():
     def play(task_id):
         environment = AlfworldEnv()
         try:
-            return play_walkthrough(environment, task_id).won
+            environment.reset(task_id)
+            return play_walkthrough(environment).won
         finally:
             environment.close()
 

@@ -3,10 +3,13 @@
 from dataclasses import dataclass
 
 import pytest
+from alfworld_world import play_game
 
-from statebound.agents.alfworld.chain_of_states import VARIANTS
-from statebound.agents.alfworld.loop import ReactPolicy, StateActPolicy, play
+from statebound.chain.loop import ChainPolicy as StateActPolicy
+from statebound.chain.loop import ReactPolicy
+from statebound.chain.steps import VARIANTS
 from statebound.errors import ContextOverflow
+from statebound.exits import ExitReason
 from statebound.llm.base import Completion, Request
 from statebound.llm.testing import ScriptedLLM, count_tokens
 
@@ -18,8 +21,8 @@ HEAT_ACTIONS = [
 
 async def test_react_thinks_get_ok_and_never_reach_the_world(heat_world):
     llm = ScriptedLLM([" think: find an apple first.", *(f" {a}" for a in HEAT_ACTIONS)])
-    episode = await play(heat_world, "heat-000", llm, ReactPolicy(), max_turns=20)
-    assert episode.exit_reason == "won" and heat_world.won
+    episode = await play_game(heat_world, llm, ReactPolicy(), max_turns=20)
+    assert episode.exit_reason is ExitReason.FINAL and heat_world.won
     assert heat_world.actions[0] == "go to countertop 1"  # the think was not sent
     assert episode.turns[0].observation == "OK." and episode.turns[0].think
     assert heat_world.actions[-1] == "move apple 1 to fridge 1"  # corrected put
@@ -32,8 +35,8 @@ async def test_react_thinks_get_ok_and_never_reach_the_world(heat_world):
 
 async def test_react_stops_at_the_turn_limit(heat_world):
     llm = ScriptedLLM(["go to sofa 1"] * 3)
-    episode = await play(heat_world, "heat-000", llm, ReactPolicy(), max_turns=3)
-    assert episode.exit_reason == "turn_limit" and len(episode.turns) == 3
+    episode = await play_game(heat_world, llm, ReactPolicy(), max_turns=3)
+    assert episode.exit_reason is ExitReason.TURN_LIMIT and len(episode.turns) == 3
     assert heat_world.failed_actions == 3
 
 
@@ -47,8 +50,8 @@ async def test_stateact_checks_the_written_state_against_the_tracker(heat_world)
               ("microwave 1", "apple 1"), ("microwave 1", "None"),  # forgot the apple here
               ("fridge 1", "apple 1"), ("fridge 1", "apple 1")]
     llm = ScriptedLLM([_stateact_reply(loc, inv, a) for (loc, inv), a in zip(states, HEAT_ACTIONS)])
-    episode = await play(heat_world, "heat-000", llm, StateActPolicy(style=VARIANTS["stateact"]))
-    assert episode.exit_reason == "won"
+    episode = await play_game(heat_world, llm, StateActPolicy(style=VARIANTS["stateact"]))
+    assert episode.exit_reason is ExitReason.FINAL
     assert len(episode.checks) == 7
     assert [c.inventory_ok for c in episode.checks].count(False) == 1
     assert all(c.location_ok for c in episode.checks)
@@ -59,15 +62,15 @@ async def test_stateact_checks_the_written_state_against_the_tracker(heat_world)
 
 async def test_no_state_ablation_records_no_checks(heat_world):
     replies = [f"goal: put a hot apple in fridge\nthought: None\naction: {a}" for a in HEAT_ACTIONS]
-    episode = await play(heat_world, "heat-000", ScriptedLLM(replies), StateActPolicy(style=VARIANTS["stateact-no-state"]))
-    assert episode.exit_reason == "won" and episode.checks == []
+    episode = await play_game(heat_world, ScriptedLLM(replies), StateActPolicy(style=VARIANTS["stateact-no-state"]))
+    assert episode.exit_reason is ExitReason.FINAL and episode.checks == []
 
 
 async def test_chat_only_backends_get_the_prompt_as_one_user_message(heat_world):
     from statebound.llm.base import Capabilities
 
     llm = ScriptedLLM(["go to countertop 1"], capabilities=Capabilities(completion=False, chat=True))
-    await play(heat_world, "heat-000", llm, ReactPolicy(), max_turns=1)
+    await play_game(heat_world, llm, ReactPolicy(), max_turns=1)
     request = llm.requests[0]
     assert request.prompt is None and len(request.messages) == 1 and request.messages[0].role == "user"
 
@@ -98,12 +101,12 @@ class SmallContext:
 async def test_a_prompt_over_the_context_loses_its_oldest_turns(heat_world):
     replies = [" think: find an apple first.", " think: it may be on a countertop.", *(f" {a}" for a in HEAT_ACTIONS)]
     whole = ScriptedLLM(replies)
-    await play(heat_world, "heat-000", whole, ReactPolicy(), max_turns=20)
+    await play_game(heat_world, whole, ReactPolicy(), max_turns=20)
     few_shot = count_tokens(whole.requests[0].prompt)
     small = SmallContext(ScriptedLLM(replies), limit=few_shot + 25)
 
-    episode = await play(heat_world, "heat-000", small, ReactPolicy(), max_turns=20)
-    assert episode.exit_reason == "won" and len(episode.turns) == len(replies)
+    episode = await play_game(heat_world, small, ReactPolicy(), max_turns=20)
+    assert episode.exit_reason is ExitReason.FINAL and len(episode.turns) == len(replies)
     assert 0 < small.overflows <= episode.turns_dropped
     prompts = [r.prompt for r in small.scripted.requests]
     assert all(p.startswith(episode.prompt) and count_tokens(p) <= small.limit for p in prompts)
@@ -118,11 +121,11 @@ async def test_a_prompt_over_the_context_loses_its_oldest_turns(heat_world):
 async def test_turns_go_a_quarter_at_a_time_so_the_prompt_start_holds(heat_world):
     thoughts = [f" think: idea number {n}." for n in range(24)]
     whole = ScriptedLLM(thoughts)
-    await play(heat_world, "heat-000", whole, ReactPolicy(), max_turns=24)
+    await play_game(heat_world, whole, ReactPolicy(), max_turns=24)
     few_shot = count_tokens(whole.requests[0].prompt)
     small = SmallContext(ScriptedLLM(thoughts), limit=few_shot + 80)  # 13 turns of 6 tokens fit
 
-    episode = await play(heat_world, "heat-000", small, ReactPolicy(), max_turns=24)
+    episode = await play_game(heat_world, small, ReactPolicy(), max_turns=24)
     assert len(episode.turns) == 24
     # turn 15 finds 14 turns, one too many: 14 // 4 = 3 go, which leaves room for two more turns;
     # so turns 15, 18, 21 and 24 overflow, not every turn from the 15th on
@@ -135,8 +138,8 @@ async def test_turns_go_a_quarter_at_a_time_so_the_prompt_start_holds(heat_world
 async def test_a_game_that_fits_is_played_unchanged(heat_world):
     replies = [f" {a}" for a in HEAT_ACTIONS]
     whole, roomy = ScriptedLLM(replies), SmallContext(ScriptedLLM(replies), limit=10**6)
-    first = await play(heat_world, "heat-000", whole, ReactPolicy())
-    second = await play(heat_world, "heat-000", roomy, ReactPolicy())
+    first = await play_game(heat_world, whole, ReactPolicy())
+    second = await play_game(heat_world, roomy, ReactPolicy())
     assert [r.prompt for r in whole.requests] == [r.prompt for r in roomy.scripted.requests]
     assert first.turns_dropped == second.turns_dropped == 0
 
@@ -144,4 +147,4 @@ async def test_a_game_that_fits_is_played_unchanged(heat_world):
 async def test_examples_and_task_too_long_for_the_context_is_an_error(heat_world):
     small = SmallContext(ScriptedLLM(["go to countertop 1"]), limit=10)
     with pytest.raises(ContextOverflow):
-        await play(heat_world, "heat-000", small, ReactPolicy())
+        await play_game(heat_world, small, ReactPolicy())

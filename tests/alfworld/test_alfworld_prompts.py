@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from statebound.agents.alfworld.chain_of_states import VARIANTS, ChainOfStates, StateStep
 from statebound.agents.alfworld.prompts import react_prompt, stateact_prompt
+from statebound.chain.steps import VARIANTS, ChainOfStates, StateStep
 from statebound.errors import DefinitionError
 
 STEP = StateStep(goal="put a hot apple in fridge", location="fridge 1", inventory="apple 1",

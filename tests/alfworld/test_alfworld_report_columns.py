@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from statebound.agents.alfworld.benchmark import REPORT_COLUMNS
-from statebound.bench.metrics import summarize
-from statebound.bench.report import Report, to_markdown
-from statebound.bench.types import EpisodeResult
+from statebound.bench.result import EpisodeResult
+from statebound.benchmarks.alfworld import Alfworld
 from statebound.envs.alfworld import StateCheck, TrackedState, state_accuracy
+from statebound.report.metrics import summarize
+from statebound.report.tables import Report, to_markdown
 
 FRIDGE = TrackedState(location="fridge 1")
 HOLDING = TrackedState(location="countertop 1", inventory=("apple 1",))
@@ -29,7 +29,7 @@ RESULTS = [
 
 
 def test_state_accuracy_is_the_share_of_all_tracked_steps():
-    stateact, react = summarize(RESULTS, columns=REPORT_COLUMNS)
+    stateact, react = summarize(RESULTS, columns=Alfworld.report_columns)
     assert stateact.extra["state_accuracy"] == pytest.approx(75.0)  # 3 of 4 steps, not (100 + 0) / 2
     assert stateact.extra["state_location_accuracy"] == pytest.approx(75.0)
     assert stateact.extra["state_inventory_accuracy"] == pytest.approx(100.0)
@@ -41,9 +41,9 @@ def test_markdown_per_task_type_blank_for_react():
     keys = ("agent", "model")
     report = Report(
         keys,
-        summarize(RESULTS, by=keys, columns=REPORT_COLUMNS),
-        {"task_type": summarize(RESULTS, by=(*keys, "task_type"), columns=REPORT_COLUMNS)},
-        columns=REPORT_COLUMNS,
+        summarize(RESULTS, by=keys, columns=Alfworld.report_columns),
+        {"task_type": summarize(RESULTS, by=(*keys, "task_type"), columns=Alfworld.report_columns)},
+        columns=Alfworld.report_columns,
     )
     markdown = to_markdown(report)
     assert "| State acc % | Location acc % | Inventory acc % | Put corrections/game |" in markdown
@@ -63,7 +63,7 @@ def test_eval_prints_the_columns_on_the_real_engine(tmp_path):
              "current inventory: None\nthought: None\naction: go to desk 2")
     result = CliRunner().invoke(app, [
         "eval", "alfworld", "--agent", "stateact", "--model", "scripted",
-        "--model-option", f"replies={json.dumps([reply])}", "--tasks", "examine-000", "-O", "max_steps=1",
+        "--model-option", f"replies={json.dumps([reply])}", "--tasks", "examine-000", "--max-turns", "1",
         "--no-progress", "--no-plots", "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
     assert "| State acc % | Location acc % | Inventory acc % | Put corrections/game |" in result.output

@@ -8,19 +8,21 @@ import importlib.util
 import re
 
 import pytest
-from alfworld_world import ROOM, ScriptedWorld
+from alfworld_world import ROOM, ScriptedWorld, play_game
 
-from statebound.agents.alfworld.benchmark import make_benchmark
-from statebound.agents.alfworld.chain_of_states import VARIANTS
 from statebound.agents.alfworld.grammar import (
     action_grammar,
     names_in,
     react_grammar,
     stateact_grammar,
 )
-from statebound.agents.alfworld.loop import ReactPolicy, StateActPolicy, play
 from statebound.agents.alfworld.stateflow import build_flow
-from statebound.bench.types import EpisodeLimits
+from statebound.bench.contract import EpisodeLimits
+from statebound.bench.evaluate import run_task
+from statebound.bench.registry import load_benchmark
+from statebound.chain.loop import ChainPolicy as StateActPolicy
+from statebound.chain.loop import ReactPolicy
+from statebound.chain.steps import VARIANTS
 from statebound.envs.alfworld.goals import parse_goal
 from statebound.errors import DefinitionError, UnsupportedFeature
 from statebound.llm.base import Capabilities
@@ -58,29 +60,27 @@ JSON = VARIANTS["stateact-json"]
 
 
 @pytest.mark.parametrize(("policy", "grammar"), [
-    (ReactPolicy(grammar=lambda task: react_grammar(names_in(task))), react_grammar),
-    (StateActPolicy(style=JSON, grammar=lambda task: stateact_grammar(JSON, names_in(task))),
-     lambda names: stateact_grammar(JSON, names)),
+    (ReactPolicy(), react_grammar),
+    (StateActPolicy(style=JSON), lambda names: stateact_grammar(JSON, names)),
     (ReactPolicy(), None),
 ])  # fmt: skip
 async def test_loop_policies_send_the_grammar_of_the_game(heat_world, policy, grammar):
     llm = ScriptedLLM([" go to countertop 1"] * 3, capabilities=GRAMMAR_LLM)
-    episode = await play(heat_world, "heat-0", llm, policy, max_turns=3)
+    of_game = (lambda task: grammar(names_in(task))) if grammar else None
+    episode = await play_game(heat_world, llm, policy, max_turns=3, grammar=of_game)
     expected = grammar(names_in(heat_world.task)) if grammar else None
     assert "apple" in names_in(heat_world.task) and episode.grammar == expected
     assert [request.grammar for request in llm.requests] == [expected] * 3
 
 
 def test_an_unknown_format_is_a_clear_error():
-    with pytest.raises(DefinitionError, match="alfworld option format='json'.*format=grammar"):
-        make_benchmark(format="json")
+    with pytest.raises(DefinitionError, match="alfworld option format='json': input should be 'free' or 'grammar'"):
+        load_benchmark("alfworld", {"format": "json"})
 
 
 async def test_grammar_on_a_backend_without_grammars_is_refused():
-    benchmark = make_benchmark(format="grammar")
-    task = benchmark.tasks()[0]
-    with pytest.raises(UnsupportedFeature, match="alfworld option format=grammar"):
-        await benchmark.run_episode(task, "stateflow", ScriptedLLM([]), seed=0, limits=EpisodeLimits())
+    with pytest.raises(UnsupportedFeature, match="alfworld agent stateflow needs a model whose backend accepts GBNF"):
+        await run_task("alfworld", "stateflow", "examine-000", llm=ScriptedLLM([]), options={"format": "grammar"})
 
 
 @pytest.mark.integration
@@ -93,10 +93,9 @@ async def test_grammar_on_a_backend_without_grammars_is_refused():
 ])  # fmt: skip
 async def test_the_benchmark_gives_each_agent_its_games_grammar_on_the_real_engine(agent, grammar, reply):
     pytest.importorskip("alfworld")
-    benchmark = make_benchmark(format="grammar", max_steps=1)
-    task = next(t for t in benchmark.tasks() if t.id == "examine-000")
     llm = ScriptedLLM([reply], capabilities=GRAMMAR_LLM)
-    result = await benchmark.run_episode(task, agent, llm, seed=0, limits=EpisodeLimits())
+    result = await run_task("alfworld", agent, "examine-000", llm=llm, options={"format": "grammar"},
+                            limits=EpisodeLimits(max_turns=1))
     names = names_in(_opening("examine-000"))
     assert {"alarmclock", "desk", "desklamp"} <= set(names)
     assert [request.grammar for request in llm.requests] == [grammar(names)]
@@ -121,9 +120,8 @@ async def test_the_real_model_under_the_grammar_sends_only_well_formed_actions()
     pytest.importorskip("alfworld")
     from statebound.llm.registry import open_model
 
-    benchmark = make_benchmark(format="grammar", max_steps=4)
-    task = next(t for t in benchmark.tasks() if t.id == "examine-000")
-    result = await benchmark.run_episode(task, "stateflow", open_model("smollm2"), seed=0, limits=EpisodeLimits())
+    result = await run_task("alfworld", "stateflow", "examine-000", llm=open_model("smollm2"),
+                            options={"format": "grammar"}, limits=EpisodeLimits(max_turns=4))
     actions = [entry["content"] for entry in result.trajectory if entry["role"] == "assistant"]
     assert len(actions) == result.turns == 4
     assert all(WELL_FORMED.match(action) for action in actions), actions

@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("alfworld")
 
-from statebound.agents.alfworld.benchmark import make_benchmark
 from statebound.agents.alfworld.scoped import choice_grammar, offered, random_choice, scoped_actions
-from statebound.bench.types import EpisodeLimits, Task
+from statebound.bench.contract import EpisodeLimits
+from statebound.bench.evaluate import run_task
 from statebound.envs.alfworld.games import find_game
 from statebound.envs.alfworld.goals import parse_goal
 from statebound.errors import UnsupportedFeature
@@ -94,8 +94,6 @@ def _picker(pick):
 async def test_the_walkthrough_is_within_the_scopes_and_wins_a_real_game(game, states):
     """Follow the game's stored walkthrough: each of its steps is among the actions its state
     offers, the machine moves through its states in order, and the game is won."""
-    benchmark = make_benchmark()
-    task = next(t for t in benchmark.tasks() if t.id == game)
     walkthrough = [" ".join(step.split()) for step in find_game(game, "valid_unseen").walkthrough()]
     steps = iter(re.sub(r"^move (.+?) to (.+)$", r"put \1 in/on \2", step) for step in walkthrough)
 
@@ -104,7 +102,7 @@ async def test_the_walkthrough_is_within_the_scopes_and_wins_a_real_game(game, s
         assert step in choices, f"{step!r} is not offered: {choices}"
         return step
 
-    result = await benchmark.run_episode(task, "stateflow-scoped", _picker(follow), seed=0, limits=EpisodeLimits())
+    result = await run_task("alfworld", "stateflow-scoped", game, llm=_picker(follow))
     assert result.success and result.turns == len(walkthrough)
     assert [e["state"] for e in result.trajectory if e["role"] == "assistant"] == states
 
@@ -112,10 +110,8 @@ async def test_the_walkthrough_is_within_the_scopes_and_wins_a_real_game(game, s
 @pytest.mark.integration
 async def test_find_never_goes_back_while_places_are_left_on_a_real_game():
     """A model that always takes the first offered action searches place after place."""
-    benchmark = make_benchmark(max_steps=12)
-    task = next(t for t in benchmark.tasks() if t.id == "clean-042")  # the bowl is not in the first places
-    llm = _picker(lambda choices: choices[0])
-    result = await benchmark.run_episode(task, "stateflow-scoped", llm, seed=0, limits=EpisodeLimits())
+    llm = _picker(lambda choices: choices[0])  # in clean-042 the bowl is not in the first places
+    result = await run_task("alfworld", "stateflow-scoped", "clean-042", llm=llm, limits=EpisodeLimits(max_turns=12))
     offers = [set(offered(request.grammar)) for request in llm.requests]
     replies = [e["content"] for e in result.trajectory if e["role"] == "assistant"]
     assert all(reply in choices for reply, choices in zip(replies, offers))
@@ -126,6 +122,5 @@ async def test_find_never_goes_back_while_places_are_left_on_a_real_game():
 async def test_a_backend_without_grammars_is_refused_before_the_game():
     plain = FunctionLLM(lambda request: "look")
     with pytest.raises(UnsupportedFeature, match="agent stateflow-scoped needs a model whose backend accepts GBNF"):
-        await make_benchmark().run_episode(Task(id="put-018", question="q"), "stateflow-scoped", plain,
-                                           seed=0, limits=EpisodeLimits())
+        await run_task("alfworld", "stateflow-scoped", "put-018", llm=plain)
     assert plain.requests == []

@@ -2,7 +2,7 @@
 
 import pytest
 
-from statebound.agents.alfworld.chain_of_states import VARIANTS
+from statebound.chain.steps import VARIANTS
 from statebound.envs.alfworld import StateCheck, StateTracker, TrackedState, state_accuracy
 from statebound.envs.alfworld.tracker import same_value
 

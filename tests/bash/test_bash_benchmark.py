@@ -8,18 +8,21 @@ import json
 import pytest
 from bash_doubles import needs_sandbox
 
+from statebound.bench.contract import EpisodeLimits
+from statebound.bench.evaluate import run_task
 from statebound.bench.registry import load_benchmark
-from statebound.bench.types import Benchmark, EpisodeLimits
+from statebound.benchmarks.intercode_bash import BashOptions
 from statebound.errors import DefinitionError
+from statebound.exits import ExitReason
 from statebound.llm.testing import ScriptedLLM
 
 
 def test_registry_builds_the_benchmark():
     benchmark = load_benchmark("intercode-bash")
-    assert isinstance(benchmark, Benchmark) and benchmark.name == "intercode-bash"
-    tasks = benchmark.tasks()
+    assert benchmark.name == "intercode-bash"
+    tasks = benchmark.benchmark.tasks()
     assert len(tasks) == 200 and tasks[0].id == "1-0" and tasks[0].meta == {"fs": 1}
-    assert set(benchmark.agents()) == {
+    assert set(benchmark.agents) == {
         "stateflow",
         "sf-agent",
         "stateflow-rethink",
@@ -34,30 +37,29 @@ def test_registry_builds_the_benchmark():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"bogus": "1"}, "unknown intercode-bash options"),
+        ({"bogus": "1"}, "intercode-bash has no option 'bogus'"),
         ({"observation_chars": "x"}, "integer"),
-        ({"replay": "/nonexistent/actions.jsonl"}, "cannot read the replay file"),
     ],
 )
 def test_bad_options_are_clear_errors(options, message):
     with pytest.raises(DefinitionError, match=message):
-        load_benchmark("intercode-bash", **options)
+        load_benchmark("intercode-bash", options)
 
 
-def test_replay_file_errors_name_the_line(tmp_path):
+def test_replay_file_errors_name_the_file_and_line(tmp_path):
+    check = load_benchmark("intercode-bash").agent("replay").check
+    assert check is not None
+    with pytest.raises(DefinitionError, match="cannot read the replay file"):
+        check(BashOptions(replay="/nonexistent/actions.jsonl"))
     path = tmp_path / "bad.jsonl"
     path.write_text('{"task": "1-0", "actions": ["submit"]}\n{"task": "1-1"}\n')
     with pytest.raises(DefinitionError, match=r"bad.jsonl:2: .*actions: Field required"):
-        load_benchmark("intercode-bash", replay=str(path))
+        check(BashOptions(replay=str(path)))
 
 
 def _episode(benchmark, task_id, agent, llm=None, max_turns=10):
-    task = next(t for t in benchmark.tasks() if t.id == task_id)
-    return asyncio.run(
-        benchmark.run_episode(
-            task, agent, llm or ScriptedLLM([]), seed=0, limits=EpisodeLimits(max_turns=max_turns)
-        )
-    )
+    return asyncio.run(run_task(benchmark, agent, task_id, llm=llm or ScriptedLLM([]),
+                                limits=EpisodeLimits(max_turns=max_turns)))
 
 
 @pytest.mark.integration
@@ -67,9 +69,9 @@ def test_gold_and_replay_oracles(tmp_path):
     replay.write_text(
         json.dumps({"task": "3-59", "actions": ["execute[ls /workspace]", "submit"]}) + "\n"
     )
-    benchmark = load_benchmark("intercode-bash", replay=str(replay))
+    benchmark = load_benchmark("intercode-bash", {"replay": str(replay)})
     gold = _episode(benchmark, "3-59", "gold")
-    assert (gold.reward, gold.success, gold.turns, gold.exit_reason) == (1.0, True, 1, "submitted")
+    assert (gold.reward, gold.success, gold.turns, gold.exit_reason) == (1.0, True, 1, ExitReason.FINAL)
     replayed = _episode(benchmark, "3-59", "replay")
     assert replayed.turns == 1 and not replayed.success
     assert replayed.meta["missing"] == 1 and replayed.meta["p1"] == 0.05
@@ -80,8 +82,8 @@ def test_gold_and_replay_oracles(tmp_path):
         "assistant",
         "tool",
     ]
-    with pytest.raises(DefinitionError, match="no line for task"):
-        _episode(benchmark, "1-0", "replay")
+    crashed = _episode(benchmark, "1-0", "replay")
+    assert crashed.exit_reason is ExitReason.CRASHED and "no line for task" in str(crashed.error)
 
 
 @pytest.mark.integration
@@ -92,5 +94,5 @@ def test_stateflow_episode_is_submitted_at_the_limit():
         load_benchmark("intercode-bash"), "4-0", "stateflow", ScriptedLLM(replies), max_turns=3
     )
     assert result.turns == 3 and result.error_rate == 1.0
-    assert result.exit_reason == "turn_limit" and result.llm_calls == 3
+    assert result.exit_reason == ExitReason.TURN_LIMIT and result.llm_calls == 3
     assert 0 < result.reward < 1 and set(result.meta) >= {"fs", "p1", "p2", "p3"}

@@ -10,8 +10,9 @@ from bash_doubles import FakeBashEnv, needs_sandbox
 
 from statebound.agents.bash import build_plan_solve, build_react, build_stateflow
 from statebound.agents.response_format import code_block_grammar, thought_action_grammar
+from statebound.bench.contract import EpisodeLimits
+from statebound.bench.evaluate import run_task
 from statebound.bench.registry import load_benchmark
-from statebound.bench.types import EpisodeLimits
 from statebound.errors import DefinitionError, UnsupportedFeature
 from statebound.llm.base import Capabilities
 from statebound.llm.testing import ScriptedLLM
@@ -48,26 +49,25 @@ def test_plan_and_solve_keeps_its_plan_free():
 
 
 def test_grammar_on_a_backend_without_grammars_is_refused():
-    benchmark = load_benchmark("intercode-bash", format="grammar")
-    task = benchmark.tasks()[0]
-    with pytest.raises(UnsupportedFeature, match="intercode-bash option format=grammar"):
-        asyncio.run(benchmark.run_episode(task, "react", ScriptedLLM([]), seed=0, limits=EpisodeLimits()))
+    benchmark = load_benchmark("intercode-bash", {"format": "grammar"})
+    with pytest.raises(UnsupportedFeature, match="intercode-bash agent react needs a model whose backend accepts GBNF grammars"):
+        asyncio.run(run_task(benchmark, "react", "1-0", llm=ScriptedLLM([])))
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    ({"format": "regex"}, "format=free"), ({"reply_tokens": "0"}, "reply_tokens must be at least 1"),
+    ({"format": "regex"}, "format='regex': input should be 'free' or 'grammar'"),
+    ({"reply_tokens": "0"}, "reply_tokens='0': input should be greater than or equal to 1"),
 ])  # fmt: skip
 def test_bad_options_are_clear_errors(options, message):
     with pytest.raises(DefinitionError, match=message):
-        load_benchmark("intercode-bash", **options)
+        load_benchmark("intercode-bash", options)
 
 
 @pytest.mark.integration
 @needs_sandbox
 def test_benchmark_passes_format_and_reply_tokens_to_its_flows():
-    benchmark = load_benchmark("intercode-bash", format="grammar", reply_tokens="48")
-    task = next(t for t in benchmark.tasks() if t.id == "4-0")
+    benchmark = load_benchmark("intercode-bash", {"format": "grammar", "reply_tokens": "48"})
     llm = ScriptedLLM(["Thought: look\nAction: execute[ls /]"] * 2, capabilities=GRAMMAR_LLM)
-    asyncio.run(benchmark.run_episode(task, "stateflow", llm, seed=0, limits=EpisodeLimits(max_turns=2)))
+    asyncio.run(run_task(benchmark, "stateflow", "4-0", llm=llm, limits=EpisodeLimits(max_turns=2)))
     assert [(r.grammar, r.max_tokens) for r in llm.requests] == [(thought_action_grammar(), 48)] * len(llm.requests)
     assert llm.requests

@@ -1,4 +1,5 @@
-"""Responders for function-LLM models in the harness tests (importable as ``harness_doubles``)."""
+"""Responders for function-LLM models in the harness tests, and a stored-trajectory entry maker
+(importable as ``harness_doubles``)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,18 @@ import os
 import re
 import time
 from pathlib import Path
+from typing import Any
 
-from statebound.bench.toy import oracle
+from statebound.bench.trace import TraceEntry
+from statebound.benchmarks.toy import oracle
 from statebound.errors import UnsupportedFeature
-from statebound.llm.base import Request
+from statebound.llm.base import Request, Usage
 from statebound.llm.testing import request_text
+
+
+def entry(state: str | None, role: Any, content: str, *, usage: Usage | None = None) -> dict[str, Any]:
+    """One trajectory entry in its stored form."""
+    return TraceEntry(state=state, role=role, content=content, usage=usage).to_dict()
 
 
 def crash_on_toy_003(request: Request) -> str:

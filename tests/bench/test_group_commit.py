@@ -8,7 +8,7 @@ import pytest
 from statebound.bench.evaluate import Execution, execute_run, prepare_run
 from statebound.bench.store import RunStore
 
-ORACLE = "function:statebound.bench.toy:oracle"
+ORACLE = "function:statebound.benchmarks.toy:oracle"
 
 
 async def _run(tmp_path, *, count: int, concurrency: int):
@@ -83,7 +83,7 @@ async def _run_resume(tmp_path):
 async def test_a_run_closes_the_models_it_opened(tmp_path, monkeypatch):
     """Models holding connections (the OpenAI-compatible backend) are closed when the run ends."""
     from statebound.bench import executors
-    from statebound.bench.toy import oracle
+    from statebound.benchmarks.toy import oracle
     from statebound.llm.testing import FunctionLLM
 
     closed: list[str] = []

@@ -30,7 +30,7 @@ def _rows(run_dir):
 async def test_ray_run_equals_local_run(tmp_path):
     ray = pytest.importorskip("ray")
     config, benchmark = prepare_run(
-        "toy", agents=["direct", "verify"], models=["function:statebound.bench.toy:oracle"],
+        "toy", agents=["direct", "verify"], models=["function:statebound.benchmarks.toy:oracle"],
         benchmark_options={"count": 12}, seeds=[0, 1],
     )
     local, remote = tmp_path / "local", tmp_path / "ray"
@@ -97,7 +97,7 @@ async def test_stopping_the_cluster_mid_run_stores_no_episode_it_cut_off(tmp_pat
     from statebound.errors import EnvironmentUnavailable
 
     config, _ = prepare_run(
-        "toy", agents=["direct"], models=["function:statebound.bench.toy:slow_oracle"],
+        "toy", agents=["direct"], models=["function:statebound.benchmarks.toy:slow_oracle"],
         benchmark_options={"count": 40},
     )
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

@@ -1,11 +1,11 @@
 """The repeated-replies measures and their table in reports."""
 
 import pytest
+from harness_doubles import entry
 
-from statebound.bench.repetition import longest_repeat, replies, summarize_repetition
-from statebound.bench.report import build_report, load_runs, sections
-from statebound.bench.trajectory import entry
-from statebound.bench.types import EpisodeResult
+from statebound.bench.result import EpisodeResult
+from statebound.report.repetition import longest_repeat, replies, summarize_repetition
+from statebound.report.tables import build_report, load_runs, sections
 
 
 def _trajectory(*texts: str) -> list[dict]:

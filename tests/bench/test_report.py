@@ -4,16 +4,17 @@ import csv
 import json
 
 import pytest
+from harness_doubles import entry
 
 from statebound.bench.evaluate import finish_run
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
-from statebound.bench.plots import state_usage, success_by_length
-from statebound.bench.report import build_report, load_runs
+from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
-from statebound.bench.trajectory import entry, state_figures
-from statebound.bench.types import EpisodeResult
 from statebound.llm.base import Usage
+from statebound.report.figures import state_figures
+from statebound.report.plots import state_usage, success_by_length
+from statebound.report.tables import build_report, load_runs
 
 # (task, hardness, turns, A success, B success); A fails t3 and t4, B fails t4 only
 TASKS = [("t1", "easy", 2, True, True), ("t2", "easy", 3, True, True),
@@ -76,7 +77,7 @@ def test_breakdown_and_comparison(run_dir):
 
 def test_comparison_gives_the_prompt_token_ratio_on_shared_tasks(tmp_path):
     """The papers' cost claim (StateFlow at about 0.3x ReAct's prompt tokens) as a column."""
-    from statebound.bench.report import to_markdown
+    from statebound.report.tables import to_markdown
 
     config = RunConfig(benchmark="hand", agents=("flow", "react"), models=(ModelSpec("m"),),
                        task_ids=("t1", "t2", "t3"))
@@ -173,14 +174,14 @@ def test_files_written(run_dir):
     assert '<td class="key">A</td><td class="key">m</td><td>4</td><td>50.00</td>' in page
     assert page.count("<svg") == 3 and "<?xml" not in page  # the plots inline, without prologues
     assert "<h2>By hardness</h2>" in page and "<h2>Paired comparisons (same tasks and seeds)</h2>" in page
-    from statebound.bench.html import to_html
+    from statebound.report.html import to_html
 
     assert "<title>&lt;b&gt; run</title>" in to_html(build_report(load_runs([run_dir])), title="<b> run")
 
 
 def test_one_run_per_agent_needs_no_run_column_and_plots_name_only_what_differs(tmp_path):
     """A record keeps each agent in a run directory of its own: rows and plot labels say the agent."""
-    from statebound.bench.plots import label_keys
+    from statebound.report.plots import label_keys
 
     dirs = []
     for agent in ("flow", "react"):

@@ -7,15 +7,14 @@ import json
 import pytest
 from rich.console import Console
 
-from statebound.bench.columns import MetaColumn, column_value, merge_columns
 from statebound.bench.evaluate import finish_run
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
-from statebound.bench.registry import report_columns
-from statebound.bench.report import build_report, load_runs, print_report
+from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
-from statebound.bench.types import EpisodeResult
 from statebound.errors import DefinitionError
+from statebound.report.columns import MetaColumn, column_value, merge_columns, report_columns
+from statebound.report.tables import build_report, load_runs, print_report
 
 EM = MetaColumn("em", "EM %", scale=100, missing=0.0)
 F1 = MetaColumn("f1", "F1 %", scale=100, missing=0.0)

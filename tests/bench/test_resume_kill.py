@@ -9,7 +9,7 @@ import sys
 import time
 
 CLI = [sys.executable, "-c", "from statebound.cli import main; main()"]
-ARGS = ["eval", "toy", "-a", "direct", "-a", "verify", "-m", "function:statebound.bench.toy:slow_oracle",
+ARGS = ["eval", "toy", "-a", "direct", "-a", "verify", "-m", "function:statebound.benchmarks.toy:slow_oracle",
         "--seed", "0", "--seed", "1", "-O", "count=30", "-j", "4", "--no-progress", "--no-plots"]
 TOTAL = 2 * 2 * 30
 

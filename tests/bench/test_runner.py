@@ -4,14 +4,14 @@ import re
 
 import pytest
 
+from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import Execution, execute_run, prepare_run
 from statebound.bench.plan import TaskSelection
 from statebound.bench.store import ConfigMismatch, RunStore
-from statebound.bench.types import EpisodeLimits
 from statebound.errors import DefinitionError
 
-JITTERY = "function:statebound.bench.toy:jittery_oracle"
-ORACLE = "function:statebound.bench.toy:oracle"
+JITTERY = "function:statebound.benchmarks.toy:jittery_oracle"
+ORACLE = "function:statebound.benchmarks.toy:oracle"
 QUIET = Execution(concurrency=8, progress=False)
 
 

@@ -1,7 +1,7 @@
 import pytest
 
-from statebound.bench.stats import mcnemar_exact, paired_bootstrap, wilson_interval
 from statebound.errors import DefinitionError
+from statebound.report.stats import mcnemar_exact, paired_bootstrap, wilson_interval
 
 
 def test_wilson_matches_hand_computation():

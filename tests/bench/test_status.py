@@ -8,10 +8,10 @@ from typer.testing import CliRunner
 
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
-from statebound.bench.status import find_runs, run_progress, status_rows
+from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunNotFound, RunStore
-from statebound.bench.types import EpisodeResult
 from statebound.cli.app import app
+from statebound.report.status import find_runs, run_progress, status_rows
 
 TASKS = ("t1", "t2", "t3", "t4")
 
@@ -76,13 +76,13 @@ def test_find_runs_looks_below_and_says_when_there_is_none(tmp_path):
 
 def test_status_command_on_a_finished_toy_run(tmp_path):
     runner = CliRunner()
-    toy = ["eval", "toy", "-m", "function:statebound.bench.toy:oracle", "-O", "count=5", "--no-progress", "--no-plots"]
+    toy = ["eval", "toy", "-m", "function:statebound.benchmarks.toy:oracle", "-O", "count=5", "--no-progress", "--no-plots"]
     assert runner.invoke(app, [*toy, "-a", "direct", "--out", str(tmp_path / "run")]).exit_code == 0
     result = runner.invoke(app, ["status", str(tmp_path), "-j", "2"])
     assert result.exit_code == 0, result.output
     header, row = (line.split("\t") for line in result.output.strip().splitlines())
     assert dict(zip(header, row)) | {"s/episode": "", "since last": ""} == {
-        "benchmark": "toy", "agent": "direct", "model": "function:statebound.bench.toy:oracle", "done": "5/5",
+        "benchmark": "toy", "agent": "direct", "model": "function:statebound.benchmarks.toy:oracle", "done": "5/5",
         "crashed": "0", "s/episode": "", "left (2 workers)": "0m", "since last": "",
     }
     missing = runner.invoke(app, ["status", str(tmp_path / "nowhere")])

@@ -3,6 +3,8 @@ triggers it and on a near-identical one that does not, then every flow the proje
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -208,16 +210,27 @@ def test_the_visit_limit_bound_matches_the_engine(limit, reason):
 
 
 # ---- every flow the project ships -----------------------------------------------------------
-def _shipped() -> dict[str, Flow]:
+def _agent_flows(benchmark: str, replay: str) -> dict[str, Flow]:
+    """The flows of ``benchmark``'s registered agents that are flows (oracles included)."""
+    from statebound.bench.contract import Setup, Task
+    from statebound.bench.converters import FlowAgent
+    from statebound.bench.registry import benchmark_class, load_agents
+
+    setup = Setup(options=benchmark_class(benchmark).Options(replay=replay), task=Task("1-0", "a task"), seed=0,
+                  max_turns=10)
+    agents = {name: spec.build(setup) for name, spec in load_agents(benchmark).items()}
+    return {f"{benchmark} {name}": agent.flow for name, agent in agents.items() if isinstance(agent, FlowAgent)}
+
+
+def _shipped(tmp_path: Path) -> dict[str, Flow]:
     from statebound.agents.alfworld.stateflow import build_flow
-    from statebound.agents.bash.benchmark import FLOWS
-    from statebound.agents.sql import AGENT_NAMES, build_agent
     from statebound.envs.alfworld.goals import parse_goal
     from statebound.examples import EXAMPLES, load_example
 
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text('{"task": "1-0", "actions": ["submit"]}\n')
     flows = {f"example {name}": load_example(name) for name in EXAMPLES}
-    flows |= {f"intercode-sql {name}": build_agent(name, replay={}) for name in AGENT_NAMES}
-    flows |= {f"intercode-bash {name}": build() for name, build in FLOWS.items()}
+    flows |= _agent_flows("intercode-sql", str(replay)) | _agent_flows("intercode-bash", str(replay))
     for goal in ("examine the book with the desklamp", "put two cellphone in sofa",
                  "clean some apple and put it in fridge", "heat some egg and put it in garbagecan",
                  "cool some lettuce and put it in countertop", "put a pen in drawer"):
@@ -236,8 +249,8 @@ EXPECTED_WARNINGS = {
 }
 
 
-def test_shipped_flows_have_no_unexpected_warnings():
-    flows = _shipped()
+def test_shipped_flows_have_no_unexpected_warnings(tmp_path):
+    flows = _shipped(tmp_path)
     assert len(flows) == 2 + 13 + 6 + 6
     for label, flow in flows.items():
         warnings = [(d.state, d.code) for d in check_flow(flow) if d.severity == "warning"]

@@ -85,11 +85,11 @@ def test_key_is_stable_and_open_model_wraps(tmp_path):
 
 async def test_a_hybrid_replays_the_calls_of_the_agents_it_combines(tmp_path, monkeypatch):
     """``cot->react`` after ``cot`` and ``react``: every call of the hybrid is a replay."""
+    from statebound.bench.evaluate import run_task
     from statebound.bench.registry import load_benchmark
-    from statebound.bench.types import EpisodeLimits
 
-    bench = load_benchmark("hotpotqa", limit=1)
-    task = bench.tasks()[0]
+    bench = load_benchmark("hotpotqa", {"limit": 1, "max_calls": 6})
+    task = bench.benchmark.tasks()[0].id
     answers = iter(range(1000))  # every sample answers differently: the hybrid must fall back
 
     def respond(request: Request) -> str:
@@ -98,11 +98,10 @@ async def test_a_hybrid_replays_the_calls_of_the_agents_it_combines(tmp_path, mo
     caps = Capabilities(completion=True, chat=True, logprobs=True, grammar=True)
     inner = FunctionLLM(respond, capabilities=caps)
     cached = CachedLLM(inner, tmp_path / "cache.sqlite")
-    limits = EpisodeLimits(max_turns=6)
-    cot = await bench.run_episode(task, "cot", cached, seed=0, limits=limits)
-    react = await bench.run_episode(task, "react", cached, seed=0, limits=limits)
+    cot = await run_task(bench, "cot", task, llm=cached)
+    react = await run_task(bench, "react", task, llm=cached)
     calls_before = len(inner.requests)
-    both = await bench.run_episode(task, "cot->react", cached, seed=0, limits=limits)
+    both = await run_task(bench, "cot->react", task, llm=cached)
     assert len(inner.requests) == calls_before, "the hybrid made a call the agents had not made"
     assert both.meta["fell_back"] is True and both.meta["answer"] == react.meta["answer"]
     assert both.prompt_tokens == cot.prompt_tokens + react.prompt_tokens

@@ -71,7 +71,7 @@ async def test_pass_runs_the_step_actions_and_returns_the_likelier_summary():
     assert f"[Summary] {summary}" in attempt.text
     assert env.actions == 2  # both searches of the step ran
     assert attempt.meta["summaries_returned"] == 1 and attempt.meta["raw_returned"] == 0
-    detail = next(e for e in attempt.trace if e.get("kind") == "summary")
+    detail = next(e.to_dict() for e in attempt.trace if e.data.get("kind") == "summary")
     assert detail["returned"] == "summary" and detail["summary_score"] > detail["raw_score"]
     scoring = [r for r in llm.requests if r.grammar is not None]
     assert len(scoring) == 2 and all(r.logprobs for r in scoring)
@@ -111,10 +111,10 @@ async def test_react_runs_one_tool_per_observation():
     assert "made up" not in attempt.text  # the model may not write observations
     assert "[Observation] (Result 1 / 1) The magazine was started in 1989." in attempt.text
     assert attempt.answer == "Arthur's Magazine" and env.actions == 2
-    observed = [(e["role"], e.get("action")) for e in attempt.trace if e["state"] == "Obs"]
+    observed = [(e.role, e.data.get("action")) for e in attempt.trace if e.state == "Obs"]
     # each observation is preceded by the tool call that produced it
     assert observed == [("tool", "Search[First for Women]"), ("tool", None), ("tool", "Lookup[started]"), ("tool", None)]
-    assert attempt.trace[0] == {"state": "Ques", "role": "user", "content": QUESTION}
+    assert attempt.trace[0].to_dict() == {"state": "Ques", "role": "user", "content": QUESTION}
 
 
 async def test_react_counts_monitor_corrections():
@@ -158,7 +158,7 @@ async def test_reflexion_evaluation_uses_the_gold_answer():
         ]
     )
     attempt = await run_agent("reflexion", QUESTION, llm=llm, env=hotpot_env(), options=HOTPOT)
-    evaluations = [e["content"] for e in attempt.trace if e["state"] == "Eval"]
+    evaluations = [e.content for e in attempt.trace if e.state == "Eval"]
     assert evaluations == ["The proposed answer is incorrect.", "The proposed answer is correct."]
     assert attempt.answer == "Arthur's Magazine"
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 
 from statebound.agents.qa.summary_choice import normalized_score, score_continuation
+from statebound.bench.evaluate import run_task
 from statebound.bench.registry import load_benchmark
-from statebound.bench.types import EpisodeLimits
 from statebound.llm.base import LLM, Capabilities, Completion, LLMWrapper, Request
 from statebound.llm.model_files import llama_cpp_missing
 from statebound.llm.registry import open_model
@@ -53,9 +53,8 @@ async def test_scoring_and_forced_decoding_agree_on_a_given_text():
 
 @pytest.mark.parametrize(("benchmark", "agent"), [("gsm8k", "direct"), ("hotpotqa", "cot")])
 async def test_one_episode_conforms_to_its_spec(benchmark, agent):
-    bench = load_benchmark(benchmark, limit=1, shots=1, k=1, chunk_tokens=48)
-    result = await bench.run_episode(bench.tasks()[0], agent, open_model("smollm2"), seed=0,
-                                     limits=EpisodeLimits(max_turns=3))
+    bench = load_benchmark(benchmark, {"limit": 1, "shots": 1, "k": 1, "chunk_tokens": 48, "max_calls": 3})
+    result = await run_task(bench, agent, bench.benchmark.tasks()[0].id, llm=open_model("smollm2"))
     assert result.meta["nonconforming"] == 0 and result.meta["incomplete"] == 0  # the monitor's guarantee
     assert result.meta["answer"]  # the [Answer] state was reached and has text
     assert 1 <= result.llm_calls <= 3 and result.completion_tokens > 0
@@ -64,13 +63,13 @@ async def test_one_episode_conforms_to_its_spec(benchmark, agent):
 
 async def test_a_hybrid_after_its_agents_is_replayed_from_the_cache_on_the_real_model(tmp_path):
     """The monitor's requests are deterministic end to end: `cot->react` repeats `cot` and `react`."""
-    bench = load_benchmark("gsm8k", limit=1, shots=1, k=2, chunk_tokens=32)
+    bench = load_benchmark("gsm8k", {"limit": 1, "shots": 1, "k": 2, "chunk_tokens": 32, "max_calls": 3})
     llm = open_model("smollm2", cache=str(tmp_path / "cache.sqlite"))
-    task, limits = bench.tasks()[0], EpisodeLimits(max_turns=3)
+    task = bench.benchmark.tasks()[0].id
     made = 0
     for agent in ("cot", "react"):
-        made += (await bench.run_episode(task, agent, llm, seed=0, limits=limits)).llm_calls
+        made += (await run_task(bench, agent, task, llm=llm)).llm_calls
     assert llm.misses == made and llm.hits == 0
-    hybrid = await bench.run_episode(task, "cot->react", llm, seed=0, limits=limits)
+    hybrid = await run_task(bench, "cot->react", task, llm=llm)
     assert llm.misses == made  # nothing new was computed: every call of the hybrid was a replay
     assert llm.hits == hybrid.llm_calls > 0

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from statebound.agents.sql import AGENT_NAMES, build_agent
-from statebound.agents.sql.benchmark import InterCodeSql, make_benchmark
-from statebound.bench.types import Benchmark, EpisodeLimits
+from statebound.agents.sql import AGENTS
+from statebound.bench.contract import EpisodeLimits, Setup, Task
+from statebound.bench.evaluate import run_task
+from statebound.bench.registry import load_benchmark
+from statebound.benchmarks.intercode_sql import SqlOptions
 from statebound.envs.sql import SqlEnvironment, load_tasks
 from statebound.envs.sql.sqlite_backend import SqliteBackend
 from statebound.errors import DefinitionError
@@ -21,11 +23,17 @@ BAD = "Thought: guess\nAction: execute[SELECT nope FROM people]"
 SUBMIT = "Thought: done\nAction: submit"
 
 
-def run(name: str, replies: list[str], backend: SqliteBackend, **kw):
+def flow_of(name: str, **options: object):
+    """The flow agent ``name`` runs on TASK (options as -O gives them)."""
+    setup = Setup(options=SqlOptions(**options), task=Task(TASK.id, TASK.query), seed=0, max_turns=10)
+    return AGENTS[name].build(setup).flow
+
+
+def run(name: str, replies: list[str], backend: SqliteBackend, **options: object):
     env = SqlEnvironment(backend=backend)
     env.reset(TASK.id)
     llm = ScriptedLLM(replies)
-    result = build_agent(name, **kw).run_sync(TASK.query, llm=llm, deps=env)
+    result = flow_of(name, **options).run_sync(TASK.query, llm=llm, deps=env)
     return result, env.score(), llm
 
 
@@ -95,7 +103,7 @@ def test_gold_and_replay_oracles(sqlite_backend: SqliteBackend, tmp_path: Path) 
     assert score.success
     path = tmp_path / "replay.jsonl"
     path.write_text(json.dumps({"task": 0, "actions": ["execute[SHOW TABLES]", f"execute[{TASK.gold}]", "submit"]}) + "\n")
-    _, score, _ = run("replay", [], sqlite_backend, replay=path)
+    _, score, _ = run("replay", [], sqlite_backend, replay=str(path))
     assert score.success and score.metrics["turns"] == 3
 
 
@@ -103,23 +111,26 @@ def test_bad_replay_file_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text('{"task": 1, "actions": ["submit"]}\nnot json\n')
     with pytest.raises(DefinitionError, match="bad.jsonl:2"):
-        build_agent("replay", replay=path)
+        AGENTS["replay"].check(SqlOptions(replay=str(path)))  # type: ignore[misc]
+    with pytest.raises(DefinitionError, match="needs recorded actions"):
+        AGENTS["replay"].check(SqlOptions())  # type: ignore[misc]
 
 
-def test_every_agent_name_builds() -> None:
-    assert len(AGENT_NAMES) == 13
-    for name in AGENT_NAMES:
-        assert build_agent(name, replay={}).name == name
+def test_every_agent_name_builds(tmp_path: Path) -> None:
+    path = tmp_path / "replay.jsonl"
+    path.write_text("")
+    assert len(AGENTS) == 13
+    for name in AGENTS:
+        assert flow_of(name, replay=str(path)).name == name
 
 
 def test_benchmark_runs_an_episode(sqlite_backend: SqliteBackend) -> None:
-    bench = InterCodeSql(cache_dir=str(sqlite_backend.directory.parent.parent))
-    assert isinstance(bench, Benchmark)
-    task = bench.tasks()[0]
+    bench = load_benchmark("intercode-sql", {"cache_dir": str(sqlite_backend.directory.parent.parent)})
+    task = bench.benchmark.tasks()[0]
     assert task.meta == {"hardness": TASK.hardness, "db": "poker_player"}
-    result = asyncio.run(bench.run_episode(task, "stateflow", ScriptedLLM([DESC, GOLD, SUBMIT]),
-                                           seed=0, limits=EpisodeLimits()))
+    result = asyncio.run(run_task(bench, "stateflow", task.id, llm=ScriptedLLM([DESC, GOLD, SUBMIT]),
+                                  limits=EpisodeLimits(max_turns=10)))
     assert result.success and result.exit_state == "End" and result.turns == 4
     assert result.prompt_tokens > 0 and {"state", "role", "content"} <= set(result.trajectory[0])
-    with pytest.raises(DefinitionError, match="db=sqlite or db=mysql"):
-        make_benchmark(db="oracle")
+    with pytest.raises(DefinitionError, match=r"db='oracle': input should be 'sqlite' or 'mysql'"):
+        load_benchmark("intercode-sql", {"db": "oracle"})

@@ -8,11 +8,12 @@ import asyncio
 import pytest
 
 from statebound.agents.response_format import code_block_grammar, thought_action_grammar
-from statebound.agents.sql.benchmark import InterCodeSql, make_benchmark
-from statebound.bench.types import EpisodeLimits
+from statebound.bench.contract import EpisodeLimits
+from statebound.bench.evaluate import run_task
+from statebound.bench.registry import LoadedBenchmark, load_benchmark
 from statebound.envs.sql.sqlite_backend import SqliteBackend
 from statebound.errors import DefinitionError, UnsupportedFeature
-from statebound.llm.base import Capabilities
+from statebound.llm.base import LLM, Capabilities
 from statebound.llm.model_files import llama_cpp_missing
 from statebound.llm.testing import ScriptedLLM
 
@@ -21,13 +22,13 @@ DESC = "Thought: look\nAction: execute[DESC people]"
 SUBMIT = "Thought: done\nAction: submit"
 
 
-def bench(backend: SqliteBackend, **options: object) -> InterCodeSql:
-    return make_benchmark(cache_dir=str(backend.directory.parent.parent), **options)
+def bench(backend: SqliteBackend, **options: object) -> LoadedBenchmark:
+    return load_benchmark("intercode-sql", {"cache_dir": str(backend.directory.parent.parent), **options})
 
 
-def episode(benchmark: InterCodeSql, agent: str, llm: ScriptedLLM, max_turns: int = 10):
-    task = benchmark.tasks()[0]
-    return asyncio.run(benchmark.run_episode(task, agent, llm, seed=0, limits=EpisodeLimits(max_turns=max_turns)))
+def episode(benchmark: LoadedBenchmark, agent: str, llm: LLM, max_turns: int = 10):
+    task = benchmark.benchmark.tasks()[0]
+    return asyncio.run(run_task(benchmark, agent, task.id, llm=llm, limits=EpisodeLimits(max_turns=max_turns)))
 
 
 @pytest.mark.parametrize(
@@ -62,18 +63,19 @@ def test_free_format_sends_no_grammar_and_reply_tokens_set_max_tokens(sqlite_bac
 
 def test_grammar_on_a_backend_without_grammars_is_refused(sqlite_backend):
     benchmark = bench(sqlite_backend, format="grammar")
-    with pytest.raises(UnsupportedFeature, match="intercode-sql option format=grammar"):
+    with pytest.raises(UnsupportedFeature, match="intercode-sql agent stateflow needs a model whose backend accepts GBNF grammars.*-O format=free"):
         episode(benchmark, "stateflow", ScriptedLLM([SUBMIT]))
     assert episode(benchmark, "gold", ScriptedLLM([])).success  # oracles call no model
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    ({"format": "json"}, "format=free"), ({"reply_tokens": "0"}, "reply_tokens"),
-    ({"reply_tokens": "many"}, "reply_tokens"),
+    ({"format": "json"}, "format='json': input should be 'free' or 'grammar'"),
+    ({"reply_tokens": "0"}, "reply_tokens='0': input should be greater than or equal to 1"),
+    ({"reply_tokens": "many"}, "reply_tokens='many': input should be a valid integer"),
 ])  # fmt: skip
 def test_bad_options_are_clear_errors(options, message):
     with pytest.raises(DefinitionError, match=message):
-        make_benchmark(**options)
+        load_benchmark("intercode-sql", options)
 
 
 @pytest.mark.integration
@@ -83,9 +85,9 @@ def test_smollm2_constrained_episode_acts(sqlite_backend):
     from statebound.llm.registry import open_model
 
     benchmark = bench(sqlite_backend, format="grammar", reply_tokens=64)
-    task = next(t for t in benchmark.tasks() if t.meta["hardness"] == "easy")
-    result = asyncio.run(benchmark.run_episode(task, "stateflow", open_model("smollm2"), seed=0,
-                                               limits=EpisodeLimits(max_turns=3)))
+    task = next(t for t in benchmark.benchmark.tasks() if t.meta["hardness"] == "easy")
+    result = asyncio.run(run_task(benchmark, "stateflow", task.id, llm=open_model("smollm2"),
+                                  limits=EpisodeLimits(max_turns=3)))
     assert result.error is None and result.llm_calls >= 1
     # Init runs SHOW TABLES itself; every reply after it was a valid action
     assert result.meta["invalid_actions"] == 0 and result.turns == 1 + result.llm_calls

@@ -1,9 +1,17 @@
-"""The benchmark harness: run agents x models x seeds over a benchmark's tasks, store, report.
+"""The benchmark harness: run agents x models x seeds over a benchmark's tasks into a resumable store.
 
-Benchmarks implement :class:`Benchmark` (``types``) and register in ``registry.BENCHMARKS``.
-The harness: ``evaluate`` (prepare/execute/finish a run), ``runner`` + ``executors`` (asyncio,
-local or Ray), ``store`` (SQLite run store, resumable), ``report``/``plots``/``stats``/``metrics``.
-Heavier names load on first use, so agents can import ``statebound.bench.types`` cheaply.
+- the contract (:mod:`~statebound.bench.contract`): a declared :class:`Benchmark` (options, tasks,
+  one environment per episode, grading), its agents (:class:`AgentSpec`), an agent's
+  :class:`Trace` (:mod:`~statebound.bench.trace`; :mod:`~statebound.bench.converters` makes one
+  from a flow, a monitor or a chain-of-states run);
+- the registry (:mod:`~statebound.bench.registry`): benchmarks, agents and model backends by entry
+  point;
+- running: :func:`prepare_run` / :func:`execute_run` / :func:`finish_run`
+  (:mod:`~statebound.bench.evaluate`), one episode runner (:mod:`~statebound.bench.episode`),
+  the run store (:mod:`~statebound.bench.store`), local and Ray executors.
+
+Reports, statistics and plots read stores from :mod:`statebound.report`. Heavier names load on
+first use, so agents can import the contract cheaply.
 """
 
 from __future__ import annotations
@@ -11,36 +19,47 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from statebound.bench.trajectory import entry
-from statebound.bench.types import Benchmark, EpisodeLimits, EpisodeResult, Task
+from statebound.bench.contract import (
+    Agent,
+    AgentSpec,
+    Benchmark,
+    BenchmarkOptions,
+    EpisodeLimits,
+    Grade,
+    Setup,
+    Task,
+)
+from statebound.bench.result import EpisodeResult
+from statebound.bench.trace import ExitReason, Trace, TraceEntry
 
 __all__ = [
+    "Agent",
+    "AgentSpec",
     "Benchmark",
+    "BenchmarkOptions",
     "EpisodeLimits",
     "EpisodeResult",
     "Execution",
+    "ExitReason",
+    "Grade",
     "ModelSpec",
     "RunConfig",
     "RunStore",
+    "Setup",
     "Task",
     "TaskSelection",
-    "build_report",
-    "entry",
+    "Trace",
+    "TraceEntry",
     "execute_run",
     "finish_run",
     "load_benchmark",
-    "load_runs",
-    "mcnemar_exact",
-    "paired_bootstrap",
     "prepare_run",
-    "wilson_interval",
 ]
 
 _LAZY = {
     "load_benchmark": "registry", "ModelSpec": "models", "TaskSelection": "plan", "RunConfig": "plan",
     "RunStore": "store", "Execution": "evaluate", "prepare_run": "evaluate", "execute_run": "evaluate",
-    "finish_run": "evaluate", "build_report": "report", "load_runs": "report",
-    "wilson_interval": "stats", "mcnemar_exact": "stats", "paired_bootstrap": "stats",
+    "finish_run": "evaluate",
 }
 
 

@@ -1,9 +1,11 @@
-"""Run one episode under the harness's limits and never let it raise.
+"""The one episode runner: environment lifecycle, limits, grading, and the stored result built once.
 
-:func:`execute_episode` wraps ``Benchmark.run_episode``: it enforces the wall-clock and token limits
-of :class:`~statebound.bench.types.EpisodeLimits` (the token limit through a metering wrapper around
-the LLM), and turns a crash into an :class:`EpisodeResult` carrying the error, so one broken
-episode is recorded instead of killing the run.
+For each episode the harness makes the benchmark's environment, resets it on the task, builds the
+agent and runs it with a metered model (which enforces the token limit), grades the episode and
+closes the environment, all under the wall-clock limit. A crash becomes an
+:class:`~statebound.bench.result.EpisodeResult` carrying the error, so one broken episode is
+recorded instead of killing the run; a mistake in the run's configuration (a model without a
+feature an agent needs) stops the run before any episode, see :func:`check_agent`.
 """
 
 from __future__ import annotations
@@ -11,20 +13,25 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from statebound.bench.types import Benchmark, EpisodeLimits, EpisodeResult, Task
+from statebound.bench.contract import AgentSpec, Benchmark, EpisodeLimits, Grade, Setup, Task
+from statebound.bench.result import EpisodeResult
+from statebound.bench.trace import Trace
 from statebound.errors import BudgetExceeded, ModelUnavailable, UnsupportedFeature
+from statebound.exits import ExitReason
 from statebound.llm.base import LLM, Completion, LLMWrapper, Request
 from statebound.llm.usage import UsageMeter
 
-__all__ = ["BudgetedLLM", "execute_episode"]
+__all__ = ["BudgetedLLM", "Episode", "check_agent", "run_episode"]
 
 
 @dataclass
 class BudgetedLLM(LLMWrapper):
     """Meters one episode's calls (usage and cost) and raises :class:`BudgetExceeded` once
-    ``max_tokens`` have been used."""
+    ``max_tokens`` have been used: the one place an episode's usage is counted."""
 
     inner: LLM
     max_tokens: int | None = None
@@ -41,42 +48,81 @@ class BudgetedLLM(LLMWrapper):
         return completion
 
 
-async def execute_episode(
-    benchmark: Benchmark,
-    task: Task,
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Episode:
+    """One episode to run: which task, agent, model (by the name results show) and seed."""
+
+    task: Task
+    agent: str
+    model: str
+    seed: int = 0
+
+
+def check_agent(benchmark: Benchmark[Any], name: str, spec: AgentSpec[Any], llm: LLM) -> None:
+    """Raise :class:`UnsupportedFeature` when ``llm`` lacks a feature agent ``name`` needs."""
+    capabilities = llm.capabilities
+    for need in sorted(benchmark.model_needs(spec)):
+        if not getattr(capabilities, need):
+            why = {"grammar": "accepts GBNF grammars", "scoring": "scores given text (log-probabilities)"}[need]
+            raise UnsupportedFeature(
+                f"{benchmark.name} agent {name} needs a model whose backend {why}; {llm.model!r} does not. "
+                "Use a llama.cpp model (e.g. --model smollm2, gguf:PATH), a server that offers it "
+                f"(docs/models.md), or another agent{' or -O format=free' if need == 'grammar' else ''}"
+            )
+
+
+async def run_episode(
+    benchmark: Benchmark[Any],
+    agents: Mapping[str, AgentSpec[Any]],
+    episode: Episode,
     *,
-    agent: str,
     llm: LLM,
-    model_name: str,
-    seed: int,
     limits: EpisodeLimits,
 ) -> EpisodeResult:
-    """Run ``agent`` on ``task``; always returns a result (crashes carry ``error``)."""
+    """Run ``episode``; always returns a result (a crashed episode carries ``error``)."""
+    spec = agents[episode.agent]
+    check_agent(benchmark, episode.agent, spec, llm)
+    max_turns = limits.max_turns if limits.max_turns is not None else benchmark.default_max_turns
     metered = BudgetedLLM(llm, max_tokens=limits.max_tokens)
     started = time.perf_counter()
-    fallback = EpisodeResult(task=task.id, agent=agent, model=model_name, seed=seed, meta=dict(task.meta))
+    trace: Trace | None = None
+    grade: Grade | None = None
+    exit_reason, error, meta = ExitReason.CRASHED, None, dict(episode.task.meta)
     try:
         async with asyncio.timeout(limits.timeout_s):
-            result = await benchmark.run_episode(task, agent, metered, seed=seed, limits=limits)
+            env = await asyncio.to_thread(lambda: benchmark.make_env(max_turns=max_turns, **spec.env))
+            try:
+                text = await asyncio.to_thread(env.reset, episode.task.id)
+                agent = spec.build(Setup(options=benchmark.options, task=episode.task, seed=episode.seed,
+                                         max_turns=max_turns))
+                trace = await agent(text, llm=metered, env=env)
+                grade = await asyncio.to_thread(benchmark.grade, env, episode.task, trace)
+            finally:
+                await asyncio.to_thread(env.close)
+        exit_reason, error = trace.exit, trace.error
     except (TimeoutError, BudgetExceeded) as exc:
-        fallback.exit_reason = "time_limit" if isinstance(exc, TimeoutError) else "token_limit"
-        result = fallback
+        exit_reason = ExitReason.TIME_LIMIT if isinstance(exc, TimeoutError) else ExitReason.TOKEN_LIMIT
+        trace = grade = None
     except (UnsupportedFeature, ModelUnavailable):
         raise  # the run's configuration is wrong: every episode would fail alike, so stop the run
     except Exception as exc:  # noqa: BLE001 - a crashed episode is data, not a reason to stop the run
-        fallback.error = f"{type(exc).__name__}: {exc}"
-        fallback.exit_reason = "crashed"
-        fallback.meta["traceback"] = traceback.format_exc(limit=8)
-        result = fallback
+        error = f"{type(exc).__name__}: {exc}"
+        meta["traceback"] = traceback.format_exc(limit=8)
+        trace = grade = None
     used = metered.meter.total
-    if result.prompt_tokens == 0 and result.completion_tokens == 0:
-        result.prompt_tokens, result.completion_tokens = used.prompt_tokens, used.completion_tokens
-        result.llm_calls = used.calls
-    if result.cost_usd == 0:
-        result.cost_usd = metered.meter.cost
-    if result.model != model_name:
-        result.meta.setdefault("llm_model", result.model)
-        result.model = model_name
-    result.seed = seed
-    result.wall_seconds = time.perf_counter() - started
-    return result
+    if trace is not None and grade is not None:
+        meta.update(trace.meta)
+        meta.update(grade.meta)
+    if llm.model != episode.model:  # the backend's own name for the model, when it differs
+        meta["llm_model"] = llm.model
+    return EpisodeResult(
+        task=episode.task.id, agent=episode.agent, model=episode.model, seed=episode.seed,
+        reward=grade.reward if grade else 0.0, success=grade.success if grade else False,
+        turns=grade.turns if grade else 0, error_rate=grade.error_rate if grade else 0.0,
+        prompt_tokens=used.prompt_tokens, completion_tokens=used.completion_tokens, llm_calls=used.calls,
+        cost_usd=metered.meter.cost,
+        exit_state=trace.exit_state if trace else None, exit_reason=exit_reason,
+        wall_seconds=time.perf_counter() - started, error=error, meta=meta,
+        trajectory=trace.to_dicts() if trace else [],
+        events=[dict(event) for event in trace.events] if trace else [],
+    )

@@ -2,7 +2,7 @@
 
 ```python
 config, benchmark = prepare_run("toy", agents=["direct", "verify"],
-                                models=["function:statebound.bench.toy:oracle"])
+                                models=["function:statebound.benchmarks.toy:oracle"])
 outcome = asyncio.run(execute_run(config, out_dir="runs/toy", benchmark=benchmark))
 report, files = finish_run(["runs/toy"], out_dir="runs/toy")
 ```
@@ -11,22 +11,25 @@ report, files = finish_run(["runs/toy"], out_dir="runs/toy")
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from statebound.bench.contract import EpisodeLimits
+from statebound.bench.episode import Episode, run_episode
 from statebound.bench.executors import make_executor
-from statebound.bench.export import export_run
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig, TaskSelection, select_tasks
-from statebound.bench.registry import load_benchmark
-from statebound.bench.report import Report, build_report, load_runs, on_shared_tasks, write_report
+from statebound.bench.registry import LoadedBenchmark, load_benchmark
+from statebound.bench.result import EpisodeResult
 from statebound.bench.runner import RunOutcome, run_episodes
 from statebound.bench.store import RunStore
-from statebound.bench.types import Benchmark, EpisodeLimits
 from statebound.errors import DefinitionError
+from statebound.llm.base import LLM
+from statebound.report.export import export_run
+from statebound.report.tables import Report, build_report, load_runs, on_shared_tasks, write_report
 
-__all__ = ["Execution", "execute_run", "finish_run", "prepare_run"]
+__all__ = ["Execution", "execute_run", "finish_run", "prepare_run", "run_task"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,13 +54,21 @@ def prepare_run(
     selection: TaskSelection | None = None,
     limits: EpisodeLimits | None = None,
     benchmark_options: Mapping[str, Any] | None = None,
-) -> tuple[RunConfig, Benchmark]:
-    """Load the benchmark, select its tasks and fix the run's configuration."""
+) -> tuple[RunConfig, LoadedBenchmark]:
+    """Load the benchmark, check the agents, select the tasks and fix the run's configuration
+    (``limits.max_turns`` resolved to the benchmark's default when not given)."""
     if not agents or not models:
         raise DefinitionError("give at least one --agent and one --model")
     options = dict(benchmark_options or {})
-    benchmark = load_benchmark(benchmark_name, **options)
-    tasks = select_tasks(benchmark.tasks(), selection or TaskSelection())
+    benchmark = load_benchmark(benchmark_name, options)
+    for agent in agents:
+        spec = benchmark.agent(agent)
+        if spec.check is not None:
+            spec.check(benchmark.benchmark.options)
+    limits = limits or EpisodeLimits()
+    if limits.max_turns is None:
+        limits = replace(limits, max_turns=benchmark.benchmark.default_max_turns)
+    tasks = select_tasks(benchmark.benchmark.tasks(), selection or TaskSelection())
     config = RunConfig(
         benchmark=benchmark_name,
         benchmark_options=options,
@@ -65,7 +76,7 @@ def prepare_run(
         models=tuple(m if isinstance(m, ModelSpec) else ModelSpec(m) for m in models),
         seeds=tuple(int(s) for s in seeds) or (0,),
         task_ids=tuple(task.id for task in tasks),
-        limits=limits or EpisodeLimits(),
+        limits=limits,
     )
     return config, benchmark
 
@@ -74,12 +85,12 @@ async def execute_run(
     config: RunConfig,
     *,
     out_dir: str | Path,
-    benchmark: Benchmark | None = None,
+    benchmark: LoadedBenchmark | None = None,
     execution: Execution = Execution(),
 ) -> RunOutcome:
     """Run every episode of ``config`` missing from ``out_dir``'s store."""
-    benchmark = benchmark or load_benchmark(config.benchmark, **config.benchmark_options)
-    by_id = {task.id: task for task in benchmark.tasks()}
+    benchmark = benchmark or load_benchmark(config.benchmark, config.benchmark_options)
+    by_id = {task.id: task for task in benchmark.benchmark.tasks()}
     missing = [task_id for task_id in config.task_ids if task_id not in by_id]
     if missing:
         raise DefinitionError(f"{config.benchmark} no longer has tasks {missing[:5]}")
@@ -96,7 +107,6 @@ async def execute_run(
             return await run_episodes(
                 config,
                 [by_id[task_id] for task_id in config.task_ids],
-                agents_available=benchmark.agents(),
                 store=store,
                 executor=executor,
                 concurrency=execution.concurrency,
@@ -106,6 +116,29 @@ async def execute_run(
             )
     finally:
         await executor.aclose()
+
+
+async def run_task(
+    benchmark: str | LoadedBenchmark,
+    agent: str,
+    task: str,
+    *,
+    llm: LLM,
+    options: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    limits: EpisodeLimits = EpisodeLimits(),
+) -> EpisodeResult:
+    """One episode of ``agent`` on task ``task``, graded, without a store: what a run does for each
+    of its episodes (``benchmark`` by name with its raw ``options``, or already loaded)."""
+    loaded = benchmark if isinstance(benchmark, LoadedBenchmark) else load_benchmark(benchmark, options)
+    spec = loaded.agent(agent)
+    if spec.check is not None:
+        spec.check(loaded.benchmark.options)
+    by_id = {t.id: t for t in loaded.benchmark.tasks()}
+    if task not in by_id:
+        raise DefinitionError(f"{loaded.name} has no task {task!r}")
+    episode = Episode(task=by_id[task], agent=agent, model=llm.model, seed=seed)
+    return await run_episode(loaded.benchmark, loaded.agents, episode, llm=llm, limits=limits)
 
 
 def finish_run(
@@ -130,11 +163,11 @@ def finish_run(
     files += write_report(report, out_dir)
     drawn: list[Path] = []
     if plots:
-        from statebound.bench.plots import write_plots
+        from statebound.report.plots import write_plots
 
         results = [r for run in runs for r in run.results]
         drawn = write_plots(results, report.main, keys=report.group_keys, out_dir=Path(out_dir) / "plots", bin_width=bin_width)
-    from statebound.bench.html import write_html
+    from statebound.report.html import write_html
 
     benchmarks = sorted({run.config.benchmark for run in runs if run.config is not None})
     labels = [run.label for run in runs]

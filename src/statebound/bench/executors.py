@@ -3,7 +3,7 @@
 Both executors take plain data (benchmark name + options, a :class:`ModelSpec`, a task) so the
 same call works in a Ray worker: the worker builds the benchmark and opens the model itself, once
 per process, via :func:`statebound.bench.registry.load_benchmark` and
-:func:`statebound.bench.models.open_llm`.
+:func:`statebound.bench.models.open_llm`, then runs :func:`statebound.bench.episode.run_episode`.
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from statebound.bench.episode import execute_episode
+from statebound.bench.contract import EpisodeLimits
+from statebound.bench.episode import Episode, run_episode
 from statebound.bench.models import ModelSpec, open_llm
 from statebound.bench.plan import EpisodePlan
-from statebound.bench.registry import load_benchmark
-from statebound.bench.types import Benchmark, EpisodeLimits, EpisodeResult
+from statebound.bench.registry import LoadedBenchmark, load_benchmark
+from statebound.bench.result import EpisodeResult
 from statebound.errors import DefinitionError, EnvironmentUnavailable
+from statebound.exits import ExitReason
 from statebound.llm.base import LLM
 
 __all__ = ["Executor", "LocalExecutor", "RayExecutor", "cluster_lost", "make_executor"]
@@ -42,13 +44,13 @@ class Executor(Protocol):
 class _Workspace:
     """Benchmarks and models opened in one process, reused across its episodes."""
 
-    benchmarks: dict[str, Benchmark] = field(default_factory=dict)
+    benchmarks: dict[str, LoadedBenchmark] = field(default_factory=dict)
     models: dict[str, LLM] = field(default_factory=dict)
 
-    def benchmark(self, name: str, options: Mapping[str, Any]) -> Benchmark:
+    def benchmark(self, name: str, options: Mapping[str, Any]) -> LoadedBenchmark:
         key = repr((name, sorted(options.items())))
         if key not in self.benchmarks:
-            self.benchmarks[key] = load_benchmark(name, **options)
+            self.benchmarks[key] = load_benchmark(name, options)
         return self.benchmarks[key]
 
     def llm(self, spec: ModelSpec) -> LLM:
@@ -68,15 +70,9 @@ class _Workspace:
     async def run(
         self, benchmark: str, options: Mapping[str, Any], plan: EpisodePlan, limits: EpisodeLimits
     ) -> EpisodeResult:
-        return await execute_episode(
-            self.benchmark(benchmark, options),
-            plan.task,
-            agent=plan.key.agent,
-            llm=self.llm(plan.model),
-            model_name=plan.model.name,
-            seed=plan.key.seed,
-            limits=limits,
-        )
+        loaded = self.benchmark(benchmark, options)
+        episode = Episode(task=plan.task, agent=plan.key.agent, model=plan.model.name, seed=plan.key.seed)
+        return await run_episode(loaded.benchmark, loaded.agents, episode, llm=self.llm(plan.model), limits=limits)
 
 
 @dataclass
@@ -85,7 +81,7 @@ class LocalExecutor:
 
     benchmark_name: str
     benchmark_options: Mapping[str, Any] = field(default_factory=dict)
-    benchmark: Benchmark | None = None
+    benchmark: LoadedBenchmark | None = None
     _workspace: _Workspace = field(default_factory=_Workspace)
 
     def __post_init__(self) -> None:
@@ -184,7 +180,7 @@ class RayExecutor:
                 ) from exc
             return EpisodeResult(
                 task=plan.key.task, agent=plan.key.agent, model=plan.model.name, seed=plan.key.seed,
-                error=f"ray: {type(exc).__name__}: {exc}", exit_reason="crashed", meta=dict(plan.task.meta),
+                error=f"ray: {type(exc).__name__}: {exc}", exit_reason=ExitReason.CRASHED, meta=dict(plan.task.meta),
             )
 
     async def aclose(self) -> None:
@@ -214,7 +210,7 @@ def make_executor(
     *,
     benchmark_name: str,
     benchmark_options: Mapping[str, Any],
-    benchmark: Benchmark | None = None,
+    benchmark: LoadedBenchmark | None = None,
     ray_address: str | None = None,
     ray_num_cpus: int | None = None,
 ) -> Executor:

@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from statebound.bench.contract import EpisodeLimits, Task
 from statebound.bench.models import ModelSpec
 from statebound.bench.sampling import stratified_sample
-from statebound.bench.types import EpisodeLimits, Task
 from statebound.errors import DefinitionError
 
 __all__ = ["EpisodeKey", "EpisodePlan", "RunConfig", "TaskSelection", "plan_episodes", "select_tasks"]
@@ -66,8 +66,12 @@ class RunConfig:
     task_ids: tuple[str, ...]
     limits: EpisodeLimits = field(default_factory=EpisodeLimits)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "benchmark_options", resolved_options(self.benchmark, self.benchmark_options))
+
     def to_json(self) -> dict[str, Any]:
         return {
+            "version": CONFIG_VERSION,
             "benchmark": self.benchmark,
             "benchmark_options": dict(self.benchmark_options),
             "agents": list(self.agents),
@@ -83,6 +87,7 @@ class RunConfig:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunConfig:
+        data = _migrate(data)
         return cls(
             benchmark=data["benchmark"],
             benchmark_options=dict(data["benchmark_options"]),
@@ -92,6 +97,36 @@ class RunConfig:
             task_ids=tuple(data["task_ids"]),
             limits=EpisodeLimits(**data["limits"]),
         )
+
+
+CONFIG_VERSION = 2
+
+
+def _migrate(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored configuration in today's terms. Version 1 (no ``version`` key) read ``max_turns`` as
+    model calls in QA and ignored it in ALFWorld, whose step limit was the option ``max_steps``:
+    today both benchmarks read ``max_turns`` as actions, like the others (docs/harness.md, "Limits")."""
+    data = dict(data)
+    if data.get("version", 1) >= CONFIG_VERSION:
+        return data
+    options, limits = dict(data["benchmark_options"]), dict(data["limits"])
+    if data["benchmark"] == "alfworld":
+        limits["max_turns"] = int(options.pop("max_steps", 50))
+    elif data["benchmark"] in ("gsm8k", "hotpotqa"):
+        options["max_calls"] = max(1, limits["max_turns"])  # what ran: max_turns overrode the option
+        limits["max_turns"] = None
+    return {**data, "version": CONFIG_VERSION, "benchmark_options": options, "limits": limits}
+
+
+def resolved_options(benchmark: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Every option of ``benchmark`` with its value (defaults filled in), so that two runs compare
+    by what they ran with, not by how it was written; as given for a benchmark not installed here."""
+    from statebound.bench.options import parse_options
+    from statebound.bench.registry import benchmark_class, benchmark_names
+
+    if benchmark not in benchmark_names():
+        return dict(options)
+    return parse_options(benchmark_class(benchmark).Options, options, owner=benchmark).model_dump(mode="json")
 
 
 @dataclass(frozen=True, slots=True, order=True)

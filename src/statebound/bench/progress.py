@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from statebound.bench.types import EpisodeResult
+from statebound.bench.result import EpisodeResult
 
 __all__ = ["RunProgress"]
 

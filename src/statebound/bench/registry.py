@@ -1,87 +1,130 @@
-"""Benchmark names -> lazy factories, so ``statebound eval NAME`` imports only what it runs.
+"""Benchmarks and their agents, found by entry point; the bundled ones register the same way.
 
-Each entry is ``"package.module:factory"``; the factory takes keyword options (the CLI's
-``--option key=value`` pairs and a few common flags) and returns a
-:class:`~statebound.bench.types.Benchmark`. Add your benchmark with one line in ``BENCHMARKS``.
+A package adds a benchmark under the entry-point group ``statebound.benchmarks`` (the name is what
+``statebound eval NAME`` takes, the value a :class:`~statebound.bench.contract.Benchmark`
+subclass) and agents under ``statebound.agents`` (the name is the benchmark's, the value a mapping
+of agent names to :class:`~statebound.bench.contract.AgentSpec`; several packages may add agents
+to one benchmark)::
 
-``REPORT_COLUMNS`` names, per benchmark, a tuple of
-:class:`~statebound.bench.columns.MetaColumn` that reports add after the generic columns; it is
-read by benchmark name alone (``statebound report`` never builds the benchmark).
+    [project.entry-points."statebound.benchmarks"]
+    arithmetic = "mypackage.bench:Arithmetic"
+    [project.entry-points."statebound.agents"]
+    arithmetic = "mypackage.bench:AGENTS"
+
+Nothing is imported until a benchmark is asked for by name.
 """
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from collections.abc import Iterable
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from statebound.bench.columns import MetaColumn, merge_columns
-from statebound.bench.types import Benchmark
+from statebound.bench.contract import AgentSpec, Benchmark
+from statebound.bench.options import parse_options
 from statebound.errors import DefinitionError
 
-__all__ = ["BENCHMARKS", "REPORT_COLUMNS", "load_benchmark", "report_columns", "resolve_factory"]
+__all__ = [
+    "AGENT_GROUP",
+    "BENCHMARK_GROUP",
+    "LoadedBenchmark",
+    "benchmark_class",
+    "benchmark_names",
+    "did_you_mean",
+    "load_agents",
+    "load_benchmark",
+]
 
-BENCHMARKS: dict[str, str] = {
-    "toy": "statebound.bench.toy:ToyBenchmark",
-    "intercode-sql": "statebound.agents.sql.benchmark:make_benchmark",
-    "intercode-bash": "statebound.agents.bash.benchmark:make_benchmark",
-    "gsm8k": "statebound.agents.qa.benchmark:make_gsm8k",
-    "hotpotqa": "statebound.agents.qa.benchmark:make_hotpotqa",
-    "alfworld": "statebound.agents.alfworld.benchmark:make_benchmark",
-}
-
-REPORT_COLUMNS: dict[str, str] = {
-    "gsm8k": "statebound.agents.qa.benchmark:GSM8K_COLUMNS",
-    "hotpotqa": "statebound.agents.qa.benchmark:HOTPOTQA_COLUMNS",
-    "alfworld": "statebound.agents.alfworld.benchmark:REPORT_COLUMNS",
-}
+BENCHMARK_GROUP = "statebound.benchmarks"
+AGENT_GROUP = "statebound.agents"
 
 
-def resolve_factory(path: str) -> Any:
-    """Import ``"package.module:attribute"`` (dots after the colon walk attributes)."""
-    module_name, sep, attribute = path.partition(":")
-    if not sep or not module_name or not attribute:
-        raise DefinitionError(f"{path!r} is not an import path; write it as 'package.module:name'")
+def did_you_mean(name: str, known: Any) -> str:
+    """`` Did you mean 'x'?`` when ``name`` is close to one of ``known``, else ``""``."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" Did you mean {close[0]!r}?" if close else ""
+
+
+@cache
+def _entry_points(group: str) -> tuple[EntryPoint, ...]:
+    return tuple(entry_points(group=group))
+
+
+def _load(point: EntryPoint) -> Any:
     try:
-        target: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise DefinitionError(f"cannot import {module_name!r} (from {path!r}): {exc}") from exc
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise DefinitionError(f"{module_name!r} has no attribute {attribute!r} (from {path!r})") from None
-    return target
+        return point.load()
+    except (ImportError, AttributeError) as exc:
+        where = f" (package {point.dist.name})" if point.dist is not None else ""
+        raise DefinitionError(f"cannot load {point.group} entry point {point.name}={point.value}{where}: {exc}") from exc
 
 
-def load_benchmark(name: str, **options: Any) -> Benchmark:
-    """Build the benchmark registered as ``name`` (or given directly as ``module:factory``)."""
-    path = BENCHMARKS.get(name) or (name if ":" in name else None)
-    if path is None:
-        known = ", ".join(sorted(BENCHMARKS))
-        raise DefinitionError(f"unknown benchmark {name!r}; known: {known} (or give 'module:factory')")
-    benchmark = resolve_factory(path)(**options)
-    if not isinstance(benchmark, Benchmark):
-        raise DefinitionError(f"{path!r} returned {type(benchmark).__name__}, not a Benchmark")
-    return benchmark
+def benchmark_names() -> list[str]:
+    """Every registered benchmark, sorted."""
+    return sorted({point.name for point in _entry_points(BENCHMARK_GROUP)})
 
 
-def report_columns(names: Iterable[str]) -> tuple[MetaColumn, ...]:
-    """The extra report columns of the benchmarks ``names`` (merged, each key once).
+def benchmark_class(name: str) -> type[Benchmark[Any]]:
+    """The benchmark registered as ``name``."""
+    points = [point for point in _entry_points(BENCHMARK_GROUP) if point.name == name]
+    if not points:
+        known = benchmark_names()
+        raise DefinitionError(f"unknown benchmark {name!r}.{did_you_mean(name, known)} Registered: {', '.join(known)}")
+    if len(points) > 1:
+        owners = ", ".join(sorted(p.dist.name if p.dist else p.value for p in points))
+        raise DefinitionError(f"benchmark {name!r} is registered more than once ({owners}); uninstall one")
+    found = _load(points[0])
+    if not (isinstance(found, type) and issubclass(found, Benchmark)):
+        raise DefinitionError(f"entry point {name}={points[0].value} is not a Benchmark subclass")
+    return found
 
-    A declaration that cannot be imported is skipped with a warning: the report still renders."""
-    found = []
-    for name in dict.fromkeys(names):
-        path = REPORT_COLUMNS.get(name)
-        if path is None:
+
+@cache
+def load_agents(benchmark: str) -> Mapping[str, AgentSpec[Any]]:
+    """Every agent registered for ``benchmark``, in registration order."""
+    agents: dict[str, AgentSpec[Any]] = {}
+    owner: dict[str, str] = {}
+    for point in _entry_points(AGENT_GROUP):
+        if point.name != benchmark:
             continue
-        try:
-            columns = resolve_factory(path)
-        except DefinitionError as exc:
-            warnings.warn(f"no extra report columns for {name}: {exc}", stacklevel=2)
-            continue
-        if not all(isinstance(column, MetaColumn) for column in columns):
-            raise DefinitionError(f"{path!r} must be a tuple of MetaColumn")
-        found.append(columns)
-    return merge_columns(found)
+        table = _load(point)
+        if not isinstance(table, Mapping) or not all(isinstance(spec, AgentSpec) for spec in table.values()):
+            raise DefinitionError(f"entry point {point.name}={point.value} must be a mapping of names to AgentSpec")
+        for name, spec in table.items():
+            if name in agents:
+                raise DefinitionError(f"{benchmark} agent {name!r} is registered twice ({owner[name]} and {point.value})")
+            agents[name], owner[name] = spec, point.value
+    return agents
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedBenchmark:
+    """A benchmark built from its options, with the agents registered for it."""
+
+    benchmark: Benchmark[Any]
+    agents: Mapping[str, AgentSpec[Any]]
+
+    @property
+    def name(self) -> str:
+        return self.benchmark.name
+
+    def agent(self, name: str) -> AgentSpec[Any]:
+        """The agent ``name``, or an error listing the benchmark's agents."""
+        if name not in self.agents:
+            raise DefinitionError(
+                f"{self.name} has no agent {name!r}.{did_you_mean(name, self.agents)} "
+                f"Its agents: {', '.join(self.agents)}"
+            )
+        return self.agents[name]
+
+
+def load_benchmark(name: str, options: Mapping[str, Any] | None = None) -> LoadedBenchmark:
+    """Build the benchmark registered as ``name`` from raw ``options`` (``-O key=value`` pairs)."""
+    cls = benchmark_class(name)
+    raw = dict(options or {})
+    for old in raw.keys() & cls.renamed_options.keys():
+        raise DefinitionError(f"{name} option {old} is now {cls.renamed_options[old]} (e.g. {cls.renamed_options[old]} {raw[old]})")
+    parsed = parse_options(cls.Options, raw, owner=name)
+    return LoadedBenchmark(cls(parsed), load_agents(name))

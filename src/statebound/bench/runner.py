@@ -12,11 +12,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from statebound.bench.contract import Task
 from statebound.bench.executors import Executor
 from statebound.bench.plan import EpisodePlan, RunConfig, plan_episodes
 from statebound.bench.progress import RunProgress
+from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
-from statebound.bench.types import EpisodeResult, Task
 from statebound.errors import DefinitionError
 
 __all__ = ["RunOutcome", "run_episodes"]
@@ -33,17 +34,10 @@ class RunOutcome:
     wall_seconds: float
 
 
-def _check_agents(config: RunConfig, available: Sequence[str]) -> None:
-    unknown = [agent for agent in config.agents if agent not in available]
-    if unknown:
-        raise DefinitionError(f"{config.benchmark} has no agent {unknown}; choose from {list(available)}")
-
-
 async def run_episodes(
     config: RunConfig,
     tasks: Sequence[Task],
     *,
-    agents_available: Sequence[str],
     store: RunStore,
     executor: Executor,
     concurrency: int = 4,
@@ -54,7 +48,6 @@ async def run_episodes(
     """Run what is missing from ``store``; ``tasks`` must contain every id in ``config.task_ids``."""
     if concurrency < 1:
         raise DefinitionError(f"--concurrency must be at least 1, got {concurrency}")
-    _check_agents(config, agents_available)
     store.start(config, resume=resume)
     plans = plan_episodes(config, tasks)
     done = store.finished(include_errors=not retry_errors)
@@ -76,7 +69,6 @@ async def run_episodes(
         async def run_one(plan: EpisodePlan) -> None:
             async with gate:  # held until stored: at most `concurrency` results wait for a commit
                 result = await executor.run(plan, limits=config.limits)
-                _stamp(result, plan)
                 await commits.add(result, plan.position)
 
         running = [asyncio.ensure_future(run_one(plan)) for plan in todo]
@@ -137,9 +129,3 @@ class _GroupCommit:
             self._store.save_many(batch, benchmark=self._benchmark)
             for result, _ in batch:
                 self._on_stored(result)
-
-
-def _stamp(result: EpisodeResult, plan: EpisodePlan) -> None:
-    """Make the stored identity that of the plan, whatever the benchmark wrote."""
-    result.task, result.agent = plan.key.task, plan.key.agent
-    result.model, result.seed = plan.key.model, plan.key.seed

@@ -17,7 +17,7 @@ from typing import Any
 
 from statebound.bench.jsonio import dumps, dumps_log
 from statebound.bench.plan import EpisodeKey, RunConfig
-from statebound.bench.types import EpisodeResult
+from statebound.bench.result import EpisodeResult
 from statebound.errors import DefinitionError
 
 __all__ = ["STORE_NAME", "ConfigMismatch", "RunNotFound", "RunStore"]

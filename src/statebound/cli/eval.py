@@ -21,9 +21,9 @@ def _default_out(benchmark: str) -> Path:
 
 @app.command("eval")
 def eval_command(
-    benchmark: str = typer.Argument(..., help="Benchmark name (intercode-sql, intercode-bash, gsm8k, hotpotqa, alfworld, toy)."),
-    agent: list[str] = typer.Option(..., "--agent", "-a", help="Agent to run; repeat for several."),
-    model: list[str] = typer.Option(..., "--model", "-m", help="Model name for open_model; repeat for several."),
+    benchmark: str = typer.Argument(..., help="Benchmark name (statebound eval --list shows them)."),
+    agent: list[str] = typer.Option([], "--agent", "-a", help="Agent to run; repeat for several (--list-agents shows them)."),
+    model: list[str] = typer.Option([], "--model", "-m", help="Model name (statebound models lists them); repeat for several."),
     seed: list[int] = typer.Option([0], "--seed", help="Seed; repeat for several."),
     limit: int | None = typer.Option(None, "--limit", help="Run only the first N selected tasks."),
     tasks: str | None = typer.Option(None, "--tasks", help="Comma-separated task ids."),
@@ -31,7 +31,7 @@ def eval_command(
     task_type: str | None = typer.Option(None, "--task-type", help="Only tasks with this meta task_type."),
     stratified: int | None = typer.Option(None, "--stratified", help="A fixed stratified sample of N tasks (by --stratify-by)."),
     stratify_by: str = typer.Option("hardness", "--stratify-by", help="Task meta key for --stratified (hardness, task_type, fs, ...)."),
-    max_turns: int = typer.Option(10, "--max-turns", help="Turn limit per episode."),
+    max_turns: int | None = typer.Option(None, "--max-turns", help="Turn limit per episode: actions sent to the environment (default: the benchmark's own, e.g. 10 for InterCode, 50 for ALFWorld)."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token limit per episode (prompt + completion)."),
     timeout: float | None = typer.Option(None, "--timeout", help="Wall-clock limit per episode, seconds."),
     concurrency: int = typer.Option(4, "--concurrency", "-j", help="Episodes in flight at once."),
@@ -44,19 +44,27 @@ def eval_command(
     model_option: list[str] = typer.Option([], "--model-option", help="Option for every model, key=value; repeatable."),
     no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bar."),
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the plots."),
+    list_agents: bool = typer.Option(False, "--list-agents", help="List BENCHMARK's agents and options, then exit."),
 ) -> None:
     """Run BENCHMARK and write the store, results.jsonl, trajectories, report and plots into --out.
 
     Ctrl-C (SIGINT) or SIGTERM stops the run, keeping the episodes that finished (exit status 130
     or 143); --resume continues it. A second one exits at once."""
+    from statebound.bench.contract import EpisodeLimits
     from statebound.bench.evaluate import Execution, execute_run, finish_run, prepare_run
     from statebound.bench.interrupt import RunInterrupted, SignalStop
-    from statebound.bench.models import ModelSpec, parse_options
+    from statebound.bench.models import ModelSpec
+    from statebound.bench.options import parse_pairs
     from statebound.bench.plan import TaskSelection
-    from statebound.bench.report import print_report
-    from statebound.bench.types import EpisodeLimits
     from statebound.errors import StateboundError
+    from statebound.report.tables import print_report
 
+    if list_agents:
+        _list_agents(benchmark)
+        return
+    if not agent or not model:
+        missing = "--agent" if not agent else "--model"
+        raise typer.BadParameter(f"give at least one {missing} (statebound eval {benchmark} --list-agents shows the agents)")
     if resume and out is None:
         raise typer.BadParameter("--resume needs --out DIR (the run directory to continue)")
     out_dir = out or _default_out(benchmark)
@@ -64,7 +72,7 @@ def eval_command(
     with SignalStop() as stop:
         try:
             try:
-                model_options = parse_options(model_option, flag="--model-option")
+                model_options = parse_pairs(model_option, flag="--model-option")
                 config, bench = prepare_run(
                     benchmark,
                     agents=agent,
@@ -79,7 +87,7 @@ def eval_command(
                         limit=limit,
                     ),
                     limits=EpisodeLimits(max_turns=max_turns, max_tokens=max_tokens, timeout_s=timeout),
-                    benchmark_options=parse_options(option),
+                    benchmark_options=parse_pairs(option),
                 )
                 execution = Execution(
                     concurrency=concurrency, executor=executor, ray_address=ray_address,
@@ -98,6 +106,25 @@ def eval_command(
         except RunInterrupted as interrupted:
             typer.echo(_interrupted(config, out_dir), err=True)
             stop.exit(interrupted.exit_code)
+
+
+def _list_agents(benchmark: str) -> None:
+    """Print a benchmark's agents and options (``statebound eval BENCH --list-agents``)."""
+    from statebound.bench.registry import benchmark_class, load_agents
+    from statebound.errors import StateboundError
+
+    try:
+        cls, agents = benchmark_class(benchmark), load_agents(benchmark)
+    except StateboundError as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"{benchmark}: {cls.summary}\n\nagents:")
+    width = max(map(len, agents), default=0)
+    for name, spec in agents.items():
+        typer.echo(f"  {name.ljust(width)}  {spec.summary}")
+    typer.echo("\noptions (-O key=value):")
+    for name, field in cls.Options.model_fields.items():
+        typer.echo(f"  {name}={field.default!r}  {field.description or ''}".rstrip())
 
 
 def _interrupted(config: RunConfig | None, out_dir: Path) -> str:

@@ -21,8 +21,8 @@ def report_command(
 ) -> None:
     """Print and write (Markdown, CSV, JSON, PNG/SVG) the papers' tables for RUN_DIRS side by side."""
     from statebound.bench.evaluate import finish_run
-    from statebound.bench.report import print_report
     from statebound.errors import StateboundError
+    from statebound.report.tables import print_report
 
     out_dir = out or (run_dirs[0] if len(run_dirs) == 1 else Path("runs") / f"compare-{time.strftime('%Y%m%d-%H%M%S')}")
     try:

@@ -18,9 +18,9 @@ def show_command(
     seed: int | None = typer.Option(None, "--seed", help="Only this seed."),
 ) -> None:
     """Print the trajectories of TASK in RUN_DIR (every agent/model/seed unless narrowed)."""
-    from statebound.bench.show import render_episode
     from statebound.bench.store import RunStore
     from statebound.errors import StateboundError
+    from statebound.report.show import render_episode
 
     try:
         with RunStore(run_dir, read_only=True) as store:

@@ -19,8 +19,8 @@ def status_command(
     from rich.console import Console
     from rich.table import Table
 
-    from statebound.bench.status import find_runs, run_progress, status_rows
     from statebound.errors import StateboundError
+    from statebound.report.status import find_runs, run_progress, status_rows
 
     try:
         progress = [item for run_dir in find_runs(paths) for item in run_progress(run_dir)]

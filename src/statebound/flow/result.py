@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal
 
+from statebound.exits import ExitReason
 from statebound.flow.history import Entry, Source
 from statebound.llm.base import Usage
 
@@ -16,17 +16,6 @@ if TYPE_CHECKING:
 __all__ = ["CallRecord", "ExitReason", "RunResult", "usage_dict"]
 
 CallKind = Literal["llm", "choice", "speaker"]
-
-
-class ExitReason(str, Enum):  # noqa: UP042 - str() stays "ExitReason.X" as before
-    """Why a run stopped."""
-
-    FINAL = "final"  # a final state was reached
-    TURN_LIMIT = "turn_limit"  # max_turns transitions were taken (or a group chat ran out of rounds)
-    VISIT_LIMIT = "visit_limit"  # a state was entered more often than its visit limit
-    BUDGET = "budget"  # the token budget was used up
-    CONTEXT = "context"  # a prompt no longer fitted the model's context window
-    ERROR = "error"  # a tool, an LLM or the flow itself failed; see RunResult.error
 
 
 @dataclass(frozen=True, slots=True)

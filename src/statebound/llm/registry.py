@@ -1,7 +1,8 @@
 """Open a model by name; list the models this installation can run.
 
 Names: ``smollm2`` (the embedded default), ``gemma3-270m``, ``gguf:PATH``, ``openai:MODEL`` (or a
-bare ``openai`` with the model from the environment / config file), ``scripted`` (a test double).
+bare ``openai`` with the model from the environment / config file), ``function:module:responder``
+and ``scripted`` (test doubles); more by entry point (:mod:`statebound.llm.backends`).
 ``open_model()`` with no name opens ``$STATEBOUND_MODEL``, the config file's ``model``, or smollm2.
 """
 
@@ -9,26 +10,20 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from statebound.errors import DefinitionError, ModelUnavailable
+from statebound.llm.backends import GEMMA_CONTEXT, GGUF_CONTEXT, SMOLLM2_CONTEXT
 from statebound.llm.base import LLM
 from statebound.llm.config import default_model, load_config, resolve_openai_settings
-from statebound.llm.model_files import gemma3_270m_path, gguf_path, llama_cpp_missing, smollm2_path
+from statebound.llm.model_files import llama_cpp_missing
 from statebound.llm.pricing import PRICES, Price, price_for
 
-__all__ = ["ModelInfo", "list_models", "open_model"]
+__all__ = ["MODEL_GROUP", "ModelInfo", "list_models", "open_model"]
 
-_LOCAL_OPTIONS = frozenset({"mode", "n_ctx", "n_threads", "n_batch", "chat_format"})
-_OPENAI_OPTIONS = frozenset(
-    {"base_url", "api_key", "timeout", "attempts", "transport", "completions", "grammar_field",
-     "retry"}
-)
-SMOLLM2_CONTEXT = 8192  # SmolLM2 was trained with 8k context
-GEMMA_CONTEXT = 8192  # Gemma 3 270M allows 32k; 8k keeps memory small
-GGUF_CONTEXT = 8192  # for any other file; pass n_ctx= to change it
 _OPENAI_CONTEXT = {
     "gpt-3.5-turbo-1106": 16_385, "gpt-3.5-turbo-0125": 16_385, "gpt-3.5-turbo": 16_385,
     "gpt-3.5-turbo-instruct": 4_096, "gpt-4-1106-preview": 128_000,
@@ -53,83 +48,51 @@ class ModelInfo:
         return self.unavailable_reason is None
 
 
-def _check_options(name: str, options: dict[str, Any], allowed: frozenset[str]) -> None:
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise DefinitionError(
-            f"open_model({name!r}) got unknown option(s) {', '.join(unknown)}; "
-            f"it takes {', '.join(sorted(allowed))}"
-        )
+MODEL_GROUP = "statebound.models"
 
 
-def _open_local(name: str, path_of: Callable[[], Any], default_mode: str, n_ctx: int,
-                options: dict[str, Any]) -> LLM:
-    _check_options(name, options, _LOCAL_OPTIONS)
-    if reason := llama_cpp_missing():
-        raise ModelUnavailable(f"{name}: {reason}")
-    from statebound.llm.llamacpp import LlamaCppLLM, LlamaOptions
-
-    mode = options.pop("mode", default_mode)
-    load = LlamaOptions(**{"n_ctx": n_ctx, **options})
-    return LlamaCppLLM(path_of(), model=name, mode=mode, options=load)
-
-
-def _open_openai(model: str | None, options: dict[str, Any]) -> LLM:
-    _check_options(f"openai:{model or ''}", options, _OPENAI_OPTIONS)
-    from statebound.llm.openai_compat import OpenAICompatLLM
-
-    settings = resolve_openai_settings(
-        model=model or None,
-        base_url=options.pop("base_url", None),
-        api_key=options.pop("api_key", None),
-        timeout=options.pop("timeout", None),
-        attempts=options.pop("attempts", None),
-        transport=options.pop("transport", None),
-    )
-    return OpenAICompatLLM(settings, **options)
-
-
-def _open_scripted(options: dict[str, Any]) -> LLM:
-    _check_options("scripted", options, frozenset({"replies"}))
-    from statebound.llm.testing import ScriptedLLM
-
-    return ScriptedLLM(replies=options.get("replies", ()))
-
-
-_FIXED_NAMES = ("smollm2", "gemma3-270m", "openai", "scripted")
+@cache
+def _backends() -> dict[str, EntryPoint]:
+    found: dict[str, EntryPoint] = {}
+    for point in entry_points(group=MODEL_GROUP):
+        if point.name in found and found[point.name].value != point.value:
+            raise DefinitionError(f"model name {point.name!r} is registered twice ({found[point.name].value} and {point.value})")
+        found[point.name] = point
+    return found
 
 
 def open_model(name: str | None = None, **options: Any) -> LLM:
     """Open a model by name; options go to its backend (unknown options are an error).
 
-    Local models take ``mode`` ("chat" or "completion"), ``n_ctx``, ``n_threads``, ``n_batch``,
-    ``chat_format``. OpenAI-compatible ones take ``base_url``, ``api_key``, ``timeout``,
-    ``attempts``, ``transport`` ("aiohttp" or "httpx"), ``completions``, ``grammar_field``, ``retry``.
-    ``scripted`` takes ``replies``. Any model takes ``cache=PATH``: deterministic requests are
-    answered from (and stored in) that file, see :mod:`statebound.llm.cache`.
+    The name picks a backend registered under the entry-point group ``statebound.models``: by the
+    whole name (``smollm2``, ``scripted``), else by the part before its first colon (``gguf:PATH``,
+    ``openai:MODEL``, ``function:module:responder``). Local models take ``mode`` ("chat" or
+    "completion"), ``n_ctx``, ``n_threads``, ``n_batch``, ``chat_format``. OpenAI-compatible ones
+    take ``base_url``, ``api_key``, ``timeout``, ``attempts``, ``transport`` ("aiohttp" or "httpx"),
+    ``completions``, ``grammar_field``, ``retry``. ``scripted`` takes ``replies``; ``function:``
+    models take ``grammar=true`` (the responder reads grammars). Any model takes ``cache=PATH``:
+    deterministic requests are answered from (and stored in) that file, see
+    :mod:`statebound.llm.cache`.
     """
     name = (name or default_model()).strip()
-    if (cache := options.pop("cache", None)) is not None:
+    if (cache_path := options.pop("cache", None)) is not None:
         from statebound.llm.cache import CachedLLM
 
-        return CachedLLM(open_model(name, **options), cache)
-    if name == "smollm2":
-        return _open_local(name, smollm2_path, "chat", SMOLLM2_CONTEXT, options)
-    if name == "gemma3-270m":  # a base model: plain completion unless asked otherwise
-        return _open_local(name, gemma3_270m_path, "completion", GEMMA_CONTEXT, options)
-    if name.startswith("gguf:"):
-        file = name.removeprefix("gguf:")
-        return _open_local(name, lambda: gguf_path(file), "chat", GGUF_CONTEXT, options)
-    if name == "openai" or name.startswith("openai:"):
-        return _open_openai(name.removeprefix("openai").removeprefix(":"), options)
-    if name == "scripted":
-        return _open_scripted(options)
-    close = difflib.get_close_matches(name, _FIXED_NAMES, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    raise ModelUnavailable(
-        f"unknown model {name!r}.{hint} Use smollm2, gemma3-270m, gguf:PATH, openai:MODEL or "
-        "scripted (statebound models lists them)"
-    )
+        return CachedLLM(open_model(name, **options), cache_path)
+    backends = _backends()
+    point = backends.get(name) or backends.get(name.partition(":")[0])
+    if point is None:
+        raise ModelUnavailable(
+            f"unknown model {name!r}.{_did_you_mean(name, backends)} Use smollm2, gemma3-270m, gguf:PATH, "
+            "openai:MODEL, function:module:responder or scripted (statebound models lists them)"
+        )
+    opener = point.load()
+    return opener(name, dict(options))
+
+
+def _did_you_mean(name: str, known: Any) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" Did you mean {close[0]!r}?" if close else ""
 
 
 def _installed(module: str) -> bool:

@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 
-from statebound.agents.alfworld.chain_of_states import FIELDS, ChainOfStates, StateStep
+from statebound.chain.steps import FIELDS, ChainOfStates, StateStep
 from statebound.envs.alfworld.goals import parse_goal
 
 __all__ = [

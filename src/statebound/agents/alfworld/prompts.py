@@ -12,7 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from statebound.agents.alfworld.chain_of_states import ChainOfStates, StateStep
+from statebound.chain.steps import ChainOfStates, StateStep
 from statebound.envs.alfworld import TASK_TYPES
 from statebound.errors import DefinitionError
 

@@ -17,9 +17,8 @@ class WalkthroughOutcome:
     trajectory: list[dict[str, str]] = field(default_factory=list)
 
 
-def play_walkthrough(env: AlfworldEnv, task_id: str) -> WalkthroughOutcome:
-    """Reset ``env`` on ``task_id`` and send the walkthrough's commands until the game ends."""
-    env.reset(task_id)
+def play_walkthrough(env: AlfworldEnv) -> WalkthroughOutcome:
+    """Send the walkthrough's commands of the game ``env`` was reset on until the game ends."""
     commands = env.walkthrough()
     trajectory: list[dict[str, str]] = []
     refused: list[str] = []

@@ -1,14 +1,32 @@
-"""InterCode-Bash agents: the StateFlow machine (both views), ReAct, Plan & Solve and the oracles."""
+"""InterCode-Bash agents: the StateFlow machine (both views, and our Rethink extension), ReAct,
+Plan & Solve, and the oracles ``gold`` and ``replay``. :data:`AGENTS` is registered for the
+``intercode-bash`` benchmark by entry point."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from statebound.agents.bash.baselines import build_plan_solve, build_react, plan_steps
-from statebound.agents.bash.benchmark import AGENTS, BashBenchmark, make_benchmark
-from statebound.agents.bash.oracles import load_replay, play_actions, play_gold
+from statebound.agents.bash.oracles import load_replay, play_actions, replay_for
 from statebound.agents.bash.stateflow import build_stateflow
 from statebound.agents.bash.tools import action_from_reply, code_from_reply, execution_failed
+from statebound.bench.contract import AgentSpec, Setup
+from statebound.bench.converters import FlowAgent, trace_of_actions
+from statebound.bench.trace import Trace
+from statebound.envs.bash import BashEnv, format_execute, get_task
+from statebound.errors import DefinitionError
+from statebound.flow import Flow
+from statebound.llm.base import LLM
+
+if TYPE_CHECKING:
+    from statebound.benchmarks.intercode_bash import BashOptions
 
 __all__ = [
     "AGENTS",
-    "BashBenchmark",
     "action_from_reply",
     "build_plan_solve",
     "build_react",
@@ -16,8 +34,65 @@ __all__ = [
     "code_from_reply",
     "execution_failed",
     "load_replay",
-    "make_benchmark",
     "plan_steps",
     "play_actions",
-    "play_gold",
 ]
+
+
+def _model_agent(build: Callable[..., Flow], summary: str, **fixed: Any) -> AgentSpec[BashOptions]:
+    """An agent whose flow ``build(max_interactions=, max_tokens=, response_format=, **fixed)`` makes."""
+
+    def make(setup: Setup[BashOptions]) -> FlowAgent:
+        flow = build(max_interactions=setup.max_turns or 10, max_tokens=setup.options.reply_tokens,
+                     response_format=setup.options.format, **fixed)
+        return FlowAgent(flow, data_keys=("action", "outcome"))
+
+    return AgentSpec(build=make, summary=summary)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayActions:
+    """A model-free agent: sends ``actions`` (at most ``limit`` before ``submit``) in state ``state``."""
+
+    state: str
+    actions: Sequence[str]
+    limit: int
+
+    async def __call__(self, task: str, *, llm: LLM, env: BashEnv) -> Trace:
+        played = await asyncio.to_thread(play_actions, env, self.actions, limit=self.limit)
+        return trace_of_actions(self.state, task, played, finished=bool(played) and played[-1][1].done)
+
+
+@cache
+def _replays(path: str) -> dict[str, list[str]]:
+    return load_replay(path)
+
+
+def _needs_replay_file(options: BashOptions) -> None:
+    if options.replay is None:
+        raise DefinitionError("the replay agent needs a file: -O replay=actions.jsonl")
+    _replays(options.replay)
+
+
+def _gold(setup: Setup[BashOptions]) -> PlayActions:
+    return PlayActions("Gold", [format_execute(get_task(setup.task.id).gold), "submit"], limit=1)
+
+
+def _replay(setup: Setup[BashOptions]) -> PlayActions:
+    path = str(setup.options.replay)
+    return PlayActions("Replay", replay_for(_replays(path), setup.task.id, path), limit=setup.max_turns or 10)
+
+
+AGENTS: dict[str, AgentSpec[BashOptions]] = {
+    "stateflow": _model_agent(build_stateflow, "StateFlow's Bash machine (paper 000, 4.3)", view="stateflow"),
+    "sf-agent": _model_agent(build_stateflow, "the same machine, a state's prompt sent to its own agent",
+                             view="sf-agent"),
+    "stateflow-rethink": _model_agent(build_stateflow, "extension: a Rethink state for a failed command written again",
+                                      view="stateflow", rethink=True),
+    "sf-agent-rethink": _model_agent(build_stateflow, "extension: sf-agent with Rethink", view="sf-agent", rethink=True),
+    "react": _model_agent(build_react, "few-shot ReAct"),
+    "plan-solve": _model_agent(build_plan_solve, "Plan & Solve: a plan, then one command per step"),
+    "gold": AgentSpec(build=_gold, summary="oracle: runs the gold command and submits", uses_model=False),
+    "replay": AgentSpec(build=_replay, summary="oracle: runs recorded actions (-O replay=FILE)", uses_model=False,
+                        check=_needs_replay_file),
+}

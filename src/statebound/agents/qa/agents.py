@@ -8,11 +8,10 @@ times and ``B`` runs only when no answer repeats (``cot->pass``).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
 
 from statebound.agents.qa.consistency import (
     SC_SAMPLES,
@@ -24,6 +23,7 @@ from statebound.agents.qa.consistency import (
 from statebound.agents.qa.handlers import QAHandlers
 from statebound.agents.qa.prompts import Dataset, few_shot_prompt
 from statebound.agents.qa.summary_choice import DEFAULT_ALPHA, require_scoring
+from statebound.bench.converters import trace_of_monitor
 from statebound.envs.qa.env import QAEnvironment
 from statebound.envs.qa.scoring import extract_final_number, normalize_answer
 from statebound.errors import DefinitionError
@@ -31,7 +31,6 @@ from statebound.llm.base import LLM
 from statebound.spec.model import Spec
 from statebound.spec.monitor import Mode, Monitor, MonitorConfig
 from statebound.spec.parser import parse
-from statebound.spec.results import Segment
 
 __all__ = [
     "HYBRIDS",
@@ -102,20 +101,6 @@ def _answer(style: str, segments: dict[str, str]) -> str | None:
     return None
 
 
-def _trajectory(spec: Spec, segments: Sequence[Segment], details: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Trajectory entries: the task (user), model text (assistant), environment text (tool), with
-    each environment state preceded by what its handler did (tool calls, summaries)."""
-    env_states = {s.name for s in spec.env_states}
-    pending = iter(details)
-    entries: list[dict[str, Any]] = []
-    for index, segment in enumerate(segments):
-        if segment.state in env_states:
-            entries.extend(next(pending, []))
-        role = "user" if index == 0 else "tool" if segment.state in env_states else "assistant"
-        entries.append({"state": segment.state, "role": role, "content": segment.text.strip()})
-    return entries
-
-
 async def run_style(
     style: str,
     question: str,
@@ -139,7 +124,7 @@ async def run_style(
     )
     result = await Monitor(spec, llm=llm, env=handlers.table(), config=config).run(question, prompt=prompt)
     last = {segment.state: segment.text.strip() for segment in result.segments}
-    trace = _trajectory(spec, result.segments, handlers.details)
+    trace = trace_of_monitor(spec, result, details=handlers.details)
     steered = [c for c in result.corrections if c.reason != "boundary"]
     meta = {
         "violations": len(result.violations),
@@ -156,7 +141,8 @@ async def run_style(
         usage=result.usage + handlers.usage,
         text=result.transcript,
         meta=meta,
-        trace=trace,
+        trace=trace.entries,
+        exit=trace.exit,
     )
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from statebound.bench.trace import TraceEntry
 from statebound.errors import DefinitionError
+from statebound.exits import ExitReason
 from statebound.llm.base import Usage
 
 __all__ = [
@@ -33,13 +35,19 @@ SC_TEMPERATURE = 0.7
 
 @dataclass(slots=True, kw_only=True)
 class Attempt:
-    """One run of a method on one question: its final answer (None when it gave none) and costs."""
+    """One run of a method on one question: its final answer (None when it gave none), costs, how it
+    ended and what happened (trace entries in order)."""
 
     answer: str | None
     usage: Usage = field(default_factory=Usage)
     text: str = ""  # the full generated trajectory
     meta: dict[str, Any] = field(default_factory=dict)  # e.g. {"violations": 1, "corrections": 1}
-    trace: list[dict[str, Any]] = field(default_factory=list)  # trajectory entries (state, role, content)
+    trace: tuple[TraceEntry, ...] = ()
+    exit: ExitReason = ExitReason.FINAL
+
+
+def _tagged(entries: Sequence[TraceEntry], sample: int | str) -> tuple[TraceEntry, ...]:
+    return tuple(replace(entry, data={**entry.data, "sample": sample}) for entry in entries)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +81,9 @@ def _merge(attempts: Sequence[Attempt], answer: str | None, **meta: Any) -> Atte
     for attempt in attempts:
         totals.update({k: v for k, v in attempt.meta.items() if isinstance(v, int) and not isinstance(v, bool)})
     text = "\n\n".join(f"--- sample {i + 1} ---\n{a.text}" for i, a in enumerate(attempts))
-    trace = [{**item, "sample": i} for i, a in enumerate(attempts) for item in a.trace]
-    return Attempt(answer=answer, usage=usage, text=text, meta={**totals, **meta}, trace=trace)
+    trace = tuple(entry for i, a in enumerate(attempts) for entry in _tagged(a.trace, i))
+    ended = attempts[-1].exit if answer is None else ExitReason.FINAL
+    return Attempt(answer=answer, usage=usage, text=text, meta={**totals, **meta}, trace=trace, exit=ended)
 
 
 async def self_consistency(
@@ -114,5 +123,5 @@ async def hybrid(
     second = await fallback()
     merged = _merge([first, second], second.answer, votes=vote.count, samples=k, fell_back=True)
     merged.text = f"{first.text}\n\n--- fallback agent ---\n{second.text}"
-    merged.trace = first.trace + [{**item, "sample": "fallback"} for item in second.trace]
+    merged.trace = first.trace + _tagged(second.trace, "fallback")
     return merged

@@ -1,57 +1,68 @@
-"""InterCode-SQL agents, selectable by name: StateFlow and SF_Agent (with ablations), the
-benchmark's baselines, and two oracles that check the environment.
-
-Every agent is a :class:`~statebound.flow.Flow` whose tools act on the environment passed as
-``deps`` (a :class:`~statebound.envs.sql.SqlEnvironment` after ``reset``).
+"""InterCode-SQL agents: StateFlow and SF_Agent (with ablations), the benchmark's baselines, and two
+oracles that check the environment. Every agent is a :class:`~statebound.flow.Flow` whose tools act
+on the environment passed as ``deps`` (a :class:`~statebound.envs.sql.SqlEnvironment` after
+``reset``). :data:`AGENTS` is registered for the ``intercode-sql`` benchmark by entry point.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from statebound.agents.response_format import ResponseFormat
 from statebound.agents.sql.baselines import build_plan_solve, build_react
 from statebound.agents.sql.oracles import build_gold, build_replay, load_replay
 from statebound.agents.sql.stateflow import build_stateflow
+from statebound.bench.contract import AgentSpec, Setup
+from statebound.bench.converters import FlowAgent
 from statebound.errors import DefinitionError
 from statebound.flow import Flow
 
-__all__ = [
-    "AGENT_NAMES",
-    "build_agent",
-    "build_gold",
-    "build_plan_solve",
-    "build_react",
-    "build_replay",
-    "build_stateflow",
-    "load_replay",
-]
+if TYPE_CHECKING:
+    from statebound.benchmarks.intercode_sql import SqlOptions
 
-_BUILDERS: dict[str, Callable[..., Flow]] = {
-    "stateflow": lambda **kw: build_stateflow(view="stateflow", **kw),
-    "sf-agent": lambda **kw: build_stateflow(view="sf-agent", **kw),
-    **{f"{view}-{ablation.replace('_', '-')}": partial(build_stateflow, view=view, ablation=ablation)
-       for view in ("stateflow", "sf-agent") for ablation in ("no_verify", "no_error", "no_observe")},
-    "react": lambda **kw: build_react(refined=False, **kw),
-    "react-refined": lambda **kw: build_react(refined=True, **kw),
-    "plan-solve": lambda **kw: build_plan_solve(**kw),
+__all__ = ["AGENTS", "build_gold", "build_plan_solve", "build_react", "build_replay", "build_stateflow", "load_replay"]
+
+
+def _model_agent(build: Callable[..., Flow], summary: str, **fixed: Any) -> AgentSpec[SqlOptions]:
+    """An agent whose flow ``build(max_turns=, max_tokens=, response_format=, **fixed)`` makes."""
+
+    def make(setup: Setup[SqlOptions]) -> FlowAgent:
+        return FlowAgent(build(max_turns=setup.max_turns, max_tokens=setup.options.reply_tokens,
+                               response_format=setup.options.format, **fixed))
+
+    return AgentSpec(build=make, summary=summary)
+
+
+@cache
+def _recorded(path: str) -> dict[str, list[str]]:
+    return load_replay(path)
+
+
+def _needs_replay_file(options: SqlOptions) -> None:
+    if options.replay is None:
+        raise DefinitionError("the replay agent needs recorded actions: -O replay=actions.jsonl")
+    _recorded(options.replay)  # a bad file is reported now, naming its line
+
+
+def _replay(setup: Setup[SqlOptions]) -> FlowAgent:
+    return FlowAgent(build_replay(_recorded(str(setup.options.replay)), max_turns=setup.max_turns or 10))
+
+
+_ABLATIONS = {"no_verify": "without Verify", "no_error": "without Error", "no_observe": "without Observe"}
+
+AGENTS: dict[str, AgentSpec[SqlOptions]] = {
+    "stateflow": _model_agent(build_stateflow, "StateFlow's SQL machine (paper 000, 4.2)", view="stateflow"),
+    "sf-agent": _model_agent(build_stateflow, "the same machine, a state's prompt sent to its own agent",
+                             view="sf-agent"),
+    **{f"{view}-{ablation.replace('_', '-')}": _model_agent(build_stateflow, f"{view} {what} (ablation, 4.4)",
+                                                             view=view, ablation=ablation)
+       for view in ("stateflow", "sf-agent") for ablation, what in _ABLATIONS.items()},
+    "react": _model_agent(build_react, "few-shot ReAct (InterCode's baseline)", refined=False),
+    "react-refined": _model_agent(build_react, "ReAct with StateFlow's refined instruction", refined=True),
+    "plan-solve": _model_agent(build_plan_solve, "Plan & Solve: a plan, then one query per step"),
+    "gold": AgentSpec(build=lambda setup: FlowAgent(build_gold()), summary="oracle: submits the gold query",
+                      uses_model=False),
+    "replay": AgentSpec(build=_replay, summary="oracle: runs recorded actions (-O replay=FILE)", uses_model=False,
+                        check=_needs_replay_file),
 }
-AGENT_NAMES: tuple[str, ...] = (*_BUILDERS, "gold", "replay")
-
-
-def build_agent(name: str, *, max_turns: int = 10, max_tokens: int = 256,
-                replay: Any = None, response_format: ResponseFormat = "free") -> Flow:
-    """The flow of agent ``name``; ``replay`` is the recorded-actions mapping or JSONL path;
-    ``response_format="grammar"`` constrains the model's replies (see ``agents.response_format``)."""
-    if name == "gold":
-        return build_gold()
-    if name == "replay":
-        if replay is None:
-            raise DefinitionError("the replay agent needs recorded actions: pass replay=PATH (JSONL)")
-        recorded = replay if isinstance(replay, dict) else load_replay(replay)
-        return build_replay(recorded, max_turns=max_turns)
-    if name not in _BUILDERS:
-        raise DefinitionError(f"unknown InterCode-SQL agent {name!r}; choose one of {', '.join(AGENT_NAMES)}")
-    return _BUILDERS[name](max_turns=max_turns, max_tokens=max_tokens, response_format=response_format)

@@ -136,7 +136,8 @@ class AlfworldEnv:
         ok = observation != FAILED_ACTION
         self.failed_actions += not ok
         done = self.won or self.steps >= self.max_steps
-        info = {"command": rewrite.command, "rewrite": rewrite.kind, "won": self.won, "step": self.steps}
+        info = {"command": rewrite.command, "rewrite": rewrite.kind, "won": self.won, "step": self.steps,
+                "limit": done and not self.won}  # the step limit, not the agent, ended the game
         return StepResult(observation, ok=ok, done=done, info=info)
 
     def score(self) -> Score:

@@ -58,6 +58,7 @@ class QAEnvironment:
     tools: Sequence[str] = ("Search", "Lookup")
     kind: AnswerKind = "text"
     corpus: Corpus | None = None
+    max_actions: int | None = None  # the turn limit: tool calls after it are refused
     answer: str | None = field(default=None, init=False)
     actions: int = field(default=0, init=False)
     failed_actions: int = field(default=0, init=False)
@@ -127,6 +128,8 @@ class QAEnvironment:
     def _run(self, tool: str, argument: str, wiki: WikiTools | None) -> StepResult:
         """One tool call against ``wiki`` (the episode's, or a fork of it); counts nothing."""
         name, argument = tool.strip().lower(), argument.strip()
+        if self.max_actions is not None and self.actions >= self.max_actions:
+            return StepResult(observation="No more tool calls: the turn limit is reached. Give your answer.", ok=False)
         if name not in self._offered:
             offered = ", ".join([*self.tools, FINISH])
             return StepResult(observation=f"Invalid action: {tool.strip()!r} is not a tool here; use one of {offered}.", ok=False)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebound.bench.metrics import group_label
-from statebound.bench.types import EpisodeResult
+from statebound.bench.result import EpisodeResult
+from statebound.report.metrics import group_label
 
 __all__ = ["render_episode"]
 

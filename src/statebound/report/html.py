@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
-from statebound.bench.report import Report, sections
+from statebound.report.tables import Report, sections
 
 __all__ = ["to_html", "write_html"]
 

@@ -1,7 +1,7 @@
 """Reports over one or more run directories: the papers' tables, breakdowns, paired comparisons.
 
 :func:`build_report` computes; :func:`write_report` writes ``report.md``, ``report.csv``,
-``comparisons.csv`` and ``report.json`` (plus plots, see :mod:`statebound.bench.plots`);
+``comparisons.csv`` and ``report.json`` (plus plots, see :mod:`statebound.report.plots`);
 :func:`print_report` shows the same tables in the terminal.
 """
 
@@ -15,15 +15,14 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from statebound.bench.columns import MetaColumn
-from statebound.bench.metrics import COLUMNS, Summary, group_label, group_value, summarize
 from statebound.bench.plan import RunConfig
-from statebound.bench.registry import report_columns
-from statebound.bench.repetition import STUCK_RUN, Repetition, summarize_repetition
-from statebound.bench.stats import Bootstrap, McNemar, mcnemar_exact, paired_bootstrap
+from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
-from statebound.bench.types import EpisodeResult
 from statebound.errors import StateboundError
+from statebound.report.columns import MetaColumn, report_columns
+from statebound.report.metrics import COLUMNS, Summary, group_label, group_value, summarize
+from statebound.report.repetition import STUCK_RUN, Repetition, summarize_repetition
+from statebound.report.stats import Bootstrap, McNemar, mcnemar_exact, paired_bootstrap
 
 __all__ = [
     "BREAKDOWN_KEYS",
@@ -181,7 +180,7 @@ def build_report(
     """Tables grouped by (run,) agent and model; groups differing in exactly one key are compared;
     runs loaded with their trajectories also get the repeated-replies table.
 
-    ``columns`` defaults to those the runs' benchmarks declare (``registry.REPORT_COLUMNS``)."""
+    ``columns`` defaults to those the runs' benchmarks declare (their ``report_columns``)."""
     results = [r for run in runs for r in run.results]
     if columns is None:
         columns = report_columns(run.config.benchmark for run in runs if run.config is not None)

@@ -1,8 +1,8 @@
 """Benchmark-specific report columns, computed from each episode's ``meta``.
 
 A benchmark declares its extra columns as a tuple of :class:`MetaColumn` (for example the QA
-benchmarks' EM % and F1 %, or ALFWorld's state-tracking accuracy) and registers the tuple in
-:data:`statebound.bench.registry.REPORT_COLUMNS`; reports then show them after the generic
+benchmarks' EM % and F1 %, or ALFWorld's state-tracking accuracy) in its ``report_columns``
+(:class:`statebound.bench.contract.Benchmark`); reports then show them after the generic
 columns. A group in which no episode has the key shows a blank (``None``), so runs of different
 benchmarks still render side by side.
 
@@ -14,14 +14,15 @@ VIOLATIONS = MetaColumn("violations", "Violations/q")   # mean over episodes tha
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from statebound.bench.types import EpisodeResult
+from statebound.bench.result import EpisodeResult
 from statebound.errors import DefinitionError
 
-__all__ = ["MetaColumn", "column_value", "group_value", "merge_columns"]
+__all__ = ["MetaColumn", "column_value", "group_value", "merge_columns", "report_columns"]
 
 Aggregate = Literal["mean", "sum"]
 
@@ -104,3 +105,25 @@ def merge_columns(groups: Iterable[Sequence[MetaColumn]]) -> tuple[MetaColumn, .
         for column in columns:
             merged.setdefault(column.key, column)
     return tuple(merged.values())
+
+
+def report_columns(names: Iterable[str]) -> tuple[MetaColumn, ...]:
+    """The extra report columns of the benchmarks ``names`` (merged, each key once).
+
+    A benchmark that cannot be loaded is skipped with a warning: the report still renders."""
+    from statebound.bench.registry import benchmark_class, benchmark_names
+
+    found = []
+    registered = set(benchmark_names())
+    for name in dict.fromkeys(names):
+        if name not in registered:  # a benchmark of another installation, or made by hand
+            continue
+        try:
+            columns = benchmark_class(name).report_columns
+        except DefinitionError as exc:
+            warnings.warn(f"no extra report columns for {name}: {exc}", stacklevel=2)
+            continue
+        if not all(isinstance(column, MetaColumn) for column in columns):
+            raise DefinitionError(f"benchmark {name!r}: report_columns must be a tuple of MetaColumn")
+        found.append(columns)
+    return merge_columns(found)

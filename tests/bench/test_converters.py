@@ -1,35 +1,46 @@
-"""``record_flow``: an EpisodeResult filled from a flow run."""
+"""Traces from a flow run (``trace_of_flow``), and per-state figures read from stored traces."""
 
 from __future__ import annotations
 
-from statebound.bench.trajectory import entry, record_flow, state_figures
-from statebound.bench.types import EpisodeResult
+from harness_doubles import entry
+
+from statebound.bench.converters import trace_of_flow
+from statebound.exits import ExitReason
 from statebound.flow import CallLLM, CallTool, Flow, State, ToolResult, always
 from statebound.llm.testing import ScriptedLLM
+from statebound.report.figures import state_figures
 
 
 def _tool(ctx) -> ToolResult:
     return ToolResult("Observation: 3", ok=False, data={"action": "execute[ls]", "outcome": "error", "x": 1})
 
 
-def test_record_flow_keeps_usage_exit_and_named_tool_data():
+def test_a_flow_run_keeps_usage_exit_and_named_tool_data():
     flow = Flow(name="f", initial="Act", states=[
         State("Act", outputs=[CallLLM(), CallTool(_tool, name="env")], transitions=[(always(), "End")]),
         State("End", final=True),
     ])  # fmt: skip
     run = flow.run_sync("count the files", llm=ScriptedLLM(["Action: execute[ls]"]))
-    result = EpisodeResult(task="t", agent="a", model="m")
-    record_flow(result, run, data_keys=("action", "outcome", "missing"))
-    assert (result.prompt_tokens, result.completion_tokens, result.llm_calls) == (
-        run.usage.prompt_tokens, run.usage.completion_tokens, 1)
-    assert (result.exit_state, result.exit_reason, result.error) == ("End", "final", None)
-    assert [(e["state"], e["source"]) for e in result.trajectory] == [
-        ("Act", "task"), ("Act", "llm"), ("Act", "tool")]
-    tool = result.trajectory[-1]
+    trace = trace_of_flow(run, data_keys=("action", "outcome", "missing"))
+    assert trace.usage == run.usage and trace.usage.calls == 1
+    assert (trace.exit_state, trace.exit, trace.error) == ("End", ExitReason.FINAL, None)
+    stored = trace.to_dicts()
+    assert [(e["state"], e["source"]) for e in stored] == [("Act", "task"), ("Act", "llm"), ("Act", "tool")]
+    tool = stored[-1]
     assert tool["ok"] is False and tool["action"] == "execute[ls]" and tool["outcome"] == "error"
     assert "x" not in tool and "missing" not in tool
-    assert state_figures(result.trajectory).completion_tokens == {"Act": 2}
-    assert result.events == [event.to_dict() for event in run.events] and result.events
+    assert state_figures(stored).completion_tokens == {"Act": 2}
+    assert list(trace.events) == [event.to_dict() for event in run.events] and trace.events
+
+
+def test_a_failed_flow_reports_its_error():
+    def boom(ctx) -> ToolResult:
+        raise RuntimeError("disk on fire")
+
+    flow = Flow(name="f", initial="Act", states=[
+        State("Act", outputs=[CallTool(boom)], transitions=[(always(), "End")]), State("End", final=True)])
+    trace = trace_of_flow(flow.run_sync("t"))
+    assert trace.exit is ExitReason.ERROR and trace.error == "RuntimeError: disk on fire"
 
 
 def test_visits_count_self_transitions_from_the_events() -> None:

@@ -4,7 +4,7 @@ Per group (agent and model by default, optionally a ``meta`` key such as ``hardn
 SR % (with a Wilson 95 % interval), mean reward, mean turns, error % (each episode's share of
 failed actions, averaged over episodes), total cost $, and average prompt and completion tokens
 per episode. Crashed episodes count as failures and are also counted apart. A benchmark's own
-columns (:class:`~statebound.bench.columns.MetaColumn`, from episode ``meta``) land in
+columns (:class:`~statebound.report.columns.MetaColumn`, from episode ``meta``) land in
 ``Summary.extra``.
 """
 
@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from statebound.bench.columns import MetaColumn, column_value, group_value
-from statebound.bench.stats import wilson_interval
-from statebound.bench.types import EpisodeResult
+from statebound.bench.result import EpisodeResult
+from statebound.report.columns import MetaColumn, column_value, group_value
+from statebound.report.stats import wilson_interval
 
 __all__ = ["COLUMNS", "Summary", "group_label", "group_value", "summarize"]
 

@@ -3,12 +3,13 @@
 Each turn the whole prompt (few-shot examples, task, transcript so far) goes to the model: as a
 plain prompt when the backend can continue text, else as one user message (as StateAct's
 appendix C does). A :class:`TurnPolicy` says how a reply becomes an action and how the turn is
-written back into the transcript. ReAct's ``think:`` turns get ``OK.`` and do not reach the
-environment. When the policy tracks state, the location and inventory the model wrote are checked
-against :class:`~statebound.envs.alfworld.StateTracker` (StateAct section 6.3).
+written back into the transcript: :class:`ReactPolicy` (one line, ``think:`` turns get ``OK.`` and
+do not reach the environment) or :class:`ChainPolicy` (a chain-of-states step,
+:mod:`statebound.chain.steps`). A :class:`StateChecker` compares the state the model wrote with the
+environment's true state (StateAct section 6.3).
 
 A prompt longer than the model's context window loses its oldest turns until it fits (the few-shot
-examples and the task stay); games whose prompts fit are played unchanged. Turns go a quarter of
+examples and the task stay); episodes whose prompts fit are played unchanged. Turns go a quarter of
 those kept at a time, not one by one: the shorter prompt then keeps the same start for several
 turns, so a local model re-reads the history once every few turns instead of on every turn.
 """
@@ -17,16 +18,24 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
-from statebound.agents.alfworld.chain_of_states import ChainOfStates, StateStep
-from statebound.agents.alfworld.grammar import GameGrammar
-from statebound.agents.alfworld.prompts import react_prompt, stateact_prompt
-from statebound.envs.alfworld import AlfworldEnv, StateCheck, StateTracker
+from statebound.chain.steps import ChainOfStates, StateStep
+from statebound.envs.base import Environment, StepResult
 from statebound.errors import ContextOverflow
+from statebound.exits import ExitReason
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
 
-__all__ = ["LoopEpisode", "ReactPolicy", "StateActPolicy", "Turn", "TurnPolicy", "TurnRecord", "play"]
+__all__ = [
+    "ChainPolicy",
+    "LoopEpisode",
+    "ReactPolicy",
+    "StateChecker",
+    "Turn",
+    "TurnPolicy",
+    "TurnRecord",
+    "play",
+]
 
 THINK_OBSERVATION = "OK."
 DROP_SHARE = 4  # on a context overflow, leave out 1/DROP_SHARE of the kept turns (at least one)
@@ -43,7 +52,7 @@ class Turn:
 
 
 class TurnPolicy(Protocol):
-    """How replies become turns: prompt, reading a reply, writing the turn back."""
+    """How replies become turns: reading a reply, writing the turn back."""
 
     @property
     def stop(self) -> tuple[str, ...]: ...
@@ -53,11 +62,6 @@ class TurnPolicy(Protocol):
 
     @property
     def tracks_state(self) -> bool: ...
-
-    @property
-    def grammar(self) -> GameGrammar | None: ...
-
-    def prompt(self, task_type: str, task: str) -> str: ...
 
     def read(self, reply: str) -> Turn: ...
 
@@ -71,10 +75,6 @@ class ReactPolicy:
     stop: tuple[str, ...] = ("\n",)
     max_tokens: int = 100
     tracks_state: bool = False
-    grammar: GameGrammar | None = None  # format=grammar (statebound.agents.alfworld.grammar)
-
-    def prompt(self, task_type: str, task: str) -> str:
-        return react_prompt(task_type, task)
 
     def read(self, reply: str) -> Turn:
         line = next((ln for ln in reply.splitlines() if ln.strip(" >")), "").strip().lstrip(">").strip()
@@ -85,20 +85,16 @@ class ReactPolicy:
 
 
 @dataclass(frozen=True, slots=True)
-class StateActPolicy:
-    """StateAct: a chain-of-states step per turn (appendix E, or appendix D's JSON)."""
+class ChainPolicy:
+    """Chain of states: one step per turn (StateAct's appendix E text, or appendix D's JSON)."""
 
     style: ChainOfStates = field(default_factory=ChainOfStates)
     stop: tuple[str, ...] = ("\n\n", "\n>")
     max_tokens: int = 300
-    grammar: GameGrammar | None = None  # format=grammar (statebound.agents.alfworld.grammar)
 
     @property
     def tracks_state(self) -> bool:
         return self.style.tracks_state
-
-    def prompt(self, task_type: str, task: str) -> str:
-        return stateact_prompt(task_type, task, self.style)
 
     def read(self, reply: str) -> Turn:
         text = self.style.cut(reply.lstrip().lstrip(">"))
@@ -107,6 +103,18 @@ class StateActPolicy:
 
     def append(self, turn: Turn, observation: str) -> str:
         return f"{turn.text}\n{observation}\n>"
+
+
+class StateChecker(Protocol):
+    """Follows the environment's true state and compares what the model wrote with it."""
+
+    def check(self, step: StateStep) -> Any:
+        """Compare ``step``'s written state with the state before its action."""
+        ...
+
+    def observe(self, result: StepResult) -> None:
+        """Follow the environment through one action's result."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,11 +136,11 @@ class LoopEpisode:
 
     prompt: str
     turns: list[TurnRecord] = field(default_factory=list)
-    checks: list[StateCheck] = field(default_factory=list)
+    checks: list[Any] = field(default_factory=list)  # what the StateChecker returned, per tracked step
     usage: Usage = field(default_factory=Usage)
-    exit_reason: str = "turn_limit"
+    exit_reason: ExitReason = ExitReason.TURN_LIMIT
     turns_dropped: int = 0  # oldest turns left out of the prompt so that it fits the context
-    grammar: str | None = None  # every reply's GBNF (format=grammar), made from the game's opening
+    grammar: str | None = None  # every reply's GBNF, when replies are held to a grammar
 
 
 def _request(llm: LLM, text: str, policy: TurnPolicy, seed: int | None, grammar: str | None) -> Request:
@@ -158,15 +166,15 @@ async def _complete_within_context(
 
 
 async def play(
-    env: AlfworldEnv, task_id: str, llm: LLM, policy: TurnPolicy, *, max_turns: int = 50,
-    seed: int | None = None,
+    env: Environment, prompt: str, llm: LLM, policy: TurnPolicy, *, max_turns: int = 50,
+    seed: int | None = None, grammar: str | None = None, checker: StateChecker | None = None,
 ) -> LoopEpisode:
-    """Play one game: at most ``max_turns`` replies, ending early when the environment is done."""
-    task = await asyncio.to_thread(env.reset, task_id)
-    grammar = policy.grammar(task) if policy.grammar is not None else None
-    episode = LoopEpisode(prompt=policy.prompt(env.task_type, task), grammar=grammar)
+    """Play one episode in ``env`` (already reset) from ``prompt``: at most ``max_turns`` replies,
+    ending early when the environment is done. It ends ``FINAL`` when the environment ended it for
+    the agent's action, ``TURN_LIMIT`` when the environment's own limit (``info["limit"]``) or
+    ``max_turns`` ended it."""
+    episode = LoopEpisode(prompt=prompt, grammar=grammar)
     transcript: list[str] = []  # one entry per turn, as written back into the prompt
-    tracker = StateTracker()
     for _ in range(max_turns):
         completion = await _complete_within_context(llm, episode, transcript, policy, seed)
         episode.usage = episode.usage + completion.usage
@@ -175,17 +183,17 @@ async def play(
             record = TurnRecord(completion.text, turn.action, THINK_OBSERVATION, True, True, completion.usage)
             done = False
         else:
-            gold = tracker.state
+            if checker is not None and policy.tracks_state and turn.step is not None:
+                episode.checks.append(checker.check(turn.step))
             result = await asyncio.to_thread(env.step, turn.action)
-            if policy.tracks_state and turn.step is not None:
-                episode.checks.append(StateCheck(turn.step.location, turn.step.inventory, gold))
-            tracker.update(result.info["command"], accepted=result.ok)
+            if checker is not None:
+                checker.observe(result)
             record = TurnRecord(completion.text, turn.action, result.observation, result.ok, False,
-                                completion.usage, result.info["rewrite"])
+                                completion.usage, result.info.get("rewrite"))
             done = result.done
         episode.turns.append(record)
         transcript.append(policy.append(turn, record.observation))
         if done:
-            episode.exit_reason = "won" if env.won else "step_limit"
+            episode.exit_reason = ExitReason.TURN_LIMIT if result.info.get("limit") else ExitReason.FINAL
             break
     return episode

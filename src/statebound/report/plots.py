@@ -6,7 +6,7 @@
 - ``cost_vs_success``: total cost (or, when nothing was paid for, prompt tokens per episode)
   against SR % per agent and model, with Wilson intervals;
 - ``state_usage``: average tokens and visits per episode in each state, per agent (from
-  trajectories, see :mod:`statebound.bench.trajectory`).
+  trajectories, see :mod:`statebound.report.figures`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from statebound.bench.metrics import Summary, group_label, group_value
-from statebound.bench.trajectory import state_figures, states_in_order
-from statebound.bench.types import EpisodeResult
+from statebound.bench.result import EpisodeResult
+from statebound.report.figures import state_figures, states_in_order
+from statebound.report.metrics import Summary, group_label, group_value
 
 __all__ = ["LengthBin", "auto_bin_width", "label_keys", "state_usage", "success_by_length", "write_plots"]
 

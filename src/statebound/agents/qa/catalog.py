@@ -1,0 +1,76 @@
+"""The QA agents as the ``gsm8k`` and ``hotpotqa`` benchmarks offer them (registered by entry point):
+every style of :mod:`statebound.agents.qa.agents` and the ``A->B`` hybrids."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from statebound.agents.qa.agents import (
+    HYBRIDS,
+    NON_AGENT_STYLES,
+    STYLES,
+    QAAgentOptions,
+    parse_agent,
+    run_agent,
+)
+from statebound.bench.contract import AgentSpec, Setup
+from statebound.bench.trace import Trace
+from statebound.envs.qa.env import QAEnvironment
+from statebound.errors import DefinitionError
+from statebound.llm.base import LLM
+
+if TYPE_CHECKING:
+    from statebound.benchmarks.qa import HotpotOptions, QAOptions
+
+__all__ = ["GSM8K_AGENTS", "HOTPOTQA_AGENTS", "QAAgent"]
+
+_SUMMARIES = {
+    "direct": "answers at once (spec Direct)",
+    "cot": "thinks, then answers; self-consistency over k samples (spec CoT)",
+    "react": "thought, action, observation (spec ReAct)",
+    "rewoo": "plans every tool call, then solves (spec ReWOO)",
+    "reflexion": "answers, evaluates, reflects (spec Reflexion)",
+    "pass": "parallel actions, summary or raw results by score (spec PASS)",
+    "pass-no-summary": "PASS without its summaries",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class QAAgent:
+    """A named QA agent (a style or a hybrid) run under the decoding monitor."""
+
+    name: str
+    options: QAAgentOptions
+    seed: int
+
+    async def __call__(self, task: str, *, llm: LLM, env: QAEnvironment) -> Trace:
+        attempt = await run_agent(self.name, task, llm=llm, env=env, options=self.options, seed=self.seed)
+        last = attempt.trace[-1].state if attempt.trace else None
+        return Trace(entries=attempt.trace, exit=attempt.exit, exit_state=last, answer=attempt.answer,
+                     usage=attempt.usage, meta=attempt.meta)
+
+
+def _needs_tools(name: str) -> bool:
+    return any(style not in NON_AGENT_STYLES for style in parse_agent(name) if style)
+
+
+def _check_tools(name: str, options: HotpotOptions) -> None:
+    if _needs_tools(name) and not options.with_tools:
+        raise DefinitionError(f"hotpotqa split=dev has no tools: it runs only {', '.join(NON_AGENT_STYLES)}; "
+                              f"{name!r} needs tools (use split=distractor, or corpus=PATH)")
+
+
+def _agent(name: str, dataset: str, *, check_tools: bool) -> AgentSpec[QAOptions]:
+    first, second = parse_agent(name)
+    summary = _SUMMARIES[first] if second is None else f"{first} sampled k times; {second} when no answer repeats"
+
+    def build(setup: Setup[QAOptions]) -> QAAgent:
+        return QAAgent(name, setup.options.agent_options(dataset), setup.seed)  # type: ignore[arg-type]
+
+    check = (lambda options: _check_tools(name, options)) if check_tools else None
+    return AgentSpec(build=build, summary=summary, check=check)  # type: ignore[arg-type]
+
+
+GSM8K_AGENTS = {name: _agent(name, "gsm8k", check_tools=False) for name in STYLES + HYBRIDS}
+HOTPOTQA_AGENTS = {name: _agent(name, "hotpotqa", check_tools=True) for name in STYLES + HYBRIDS}

@@ -1,0 +1,49 @@
+"""``intercode-bash``: 200 NL2Bash tasks over four file systems, each episode in a bubblewrap sandbox.
+
+Options (``-O key=value``): ``replay`` (a JSONL file of recorded actions for the ``replay``
+oracle: ``{"task": ID, "actions": [...]}``), ``observation_chars`` (350: what the model sees of one
+output), ``format`` (``free``, or ``grammar``: every reply held to the agent's shape, llama.cpp
+models) and ``reply_tokens`` (256: each model call's ``max_tokens``). A turn is one action
+(``submit`` excluded); at ``max_turns`` (10) the episode is submitted as it stands. ``error_rate``
+is the failed share of executed commands; ``meta`` has ``fs`` and the reward parts ``p1``, ``p2``,
+``p3`` with the counts of missing and extra changes. The agents are in :mod:`statebound.agents.bash`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import Field
+
+from statebound.bench.contract import Benchmark, FormatOptions, Grade, Task
+from statebound.bench.trace import Trace
+from statebound.envs.bash import BashEnv, load_tasks
+
+__all__ = ["BashOptions", "InterCodeBash"]
+
+
+class BashOptions(FormatOptions):
+    replay: str | None = Field(None, description="recorded actions (JSONL) for the replay oracle")
+    observation_chars: int = Field(350, ge=1, description="what the model sees of one output")
+    reply_tokens: int = Field(256, ge=1, description="max_tokens of each model call")
+
+
+class InterCodeBash(Benchmark[BashOptions]):
+    name = "intercode-bash"
+    summary = "200 NL2Bash tasks in a bubblewrap sandbox (InterCode-Bash)"
+    Options = BashOptions
+
+    def tasks(self) -> Sequence[Task]:
+        return [Task(id=t.id, question=t.query, meta={"fs": t.fs}) for t in load_tasks()]
+
+    def make_env(self, *, max_turns: int | None, **settings: Any) -> BashEnv:
+        return BashEnv(observation_chars=self.options.observation_chars, **settings)
+
+    def grade(self, env: BashEnv, task: Task, trace: Trace) -> Grade:
+        if not env.submitted:  # the turn limit was reached: submit the episode as it stands
+            env.step("submit")
+        score, parts = env.grade()
+        return Grade(reward=score.reward, success=score.success, turns=env.actions, error_rate=env.error_rate,
+                     meta={"p1": parts.p1, "p2": parts.p2, "p3": parts.p3, "missing": len(parts.missing),
+                           "extra": len(parts.extra)})

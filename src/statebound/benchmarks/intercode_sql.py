@@ -1,0 +1,51 @@
+"""``intercode-sql``: 1034 Spider tasks on SQLite (embedded) or MariaDB, graded as upstream InterCode.
+
+Options (``-O key=value``): ``db`` (``sqlite`` or ``mysql``, a server from ``scripts/mariadb.sh``),
+``replay`` (a JSONL file of recorded actions, for the ``replay`` oracle), ``cache_dir`` (where the
+SQLite copies of the databases are kept), ``format`` (``free``, or ``grammar``: every model reply
+held to the agent's shape by a GBNF grammar, llama.cpp models) and ``reply_tokens`` (each model
+call's ``max_tokens``). A turn is one action sent to the environment; at ``max_turns`` (10) the
+episode is submitted as it stands. The agents are in :mod:`statebound.agents.sql`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import Field
+
+from statebound.bench.contract import Benchmark, FormatOptions, Grade, Task
+from statebound.bench.trace import Trace
+from statebound.envs.sql import Backend, SqlEnvironment, load_tasks, open_backend
+
+__all__ = ["InterCodeSql", "SqlOptions"]
+
+
+class SqlOptions(FormatOptions):
+    db: Literal["sqlite", "mysql"] = Field("sqlite", description="the database server")
+    replay: str | None = Field(None, description="recorded actions (JSONL) for the replay oracle")
+    cache_dir: str | None = Field(None, description="where the SQLite copies of the databases are kept")
+    reply_tokens: int = Field(256, ge=1, description="max_tokens of each model call")
+
+
+class InterCodeSql(Benchmark[SqlOptions]):
+    name = "intercode-sql"
+    summary = "1034 Spider text-to-SQL tasks on SQLite or MariaDB (InterCode-SQL)"
+    Options = SqlOptions
+
+    def __init__(self, options: SqlOptions) -> None:
+        super().__init__(options)
+        self._backend: Backend = open_backend(options.db, cache_dir=options.cache_dir)
+
+    def tasks(self) -> Sequence[Task]:
+        return [Task(t.id, t.query, meta={"hardness": t.hardness, "db": t.db}) for t in load_tasks()]
+
+    def make_env(self, *, max_turns: int | None, **settings: Any) -> SqlEnvironment:
+        return SqlEnvironment(backend=self._backend, max_turns=max_turns, **settings)
+
+    def grade(self, env: SqlEnvironment, task: Task, trace: Trace) -> Grade:
+        score = env.score()
+        metrics = dict(score.metrics)
+        return Grade(reward=score.reward, success=score.success, turns=int(metrics.pop("turns")),
+                     error_rate=metrics.pop("error_rate"), meta=metrics)

@@ -1,0 +1,135 @@
+"""The bundled model backends, registered under the entry-point group ``statebound.models``.
+
+Each opener takes the model's full name and its options and returns an :class:`~statebound.llm.base.LLM`;
+:func:`statebound.llm.registry.open_model` picks the opener by the name (or the part before its
+first colon). A package adds a backend the same way::
+
+    [project.entry-points."statebound.models"]
+    mymodel = "mypackage.models:open_mymodel"   # open_mymodel(name, options) -> LLM
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from statebound.errors import DefinitionError, ModelUnavailable
+from statebound.llm.base import LLM, Capabilities
+from statebound.llm.model_files import gemma3_270m_path, gguf_path, llama_cpp_missing, smollm2_path
+
+__all__ = [
+    "GEMMA_CONTEXT",
+    "GGUF_CONTEXT",
+    "SMOLLM2_CONTEXT",
+    "import_object",
+    "open_function",
+    "open_gemma",
+    "open_gguf",
+    "open_openai",
+    "open_scripted",
+    "open_smollm2",
+]
+
+_LOCAL_OPTIONS = frozenset({"mode", "n_ctx", "n_threads", "n_batch", "chat_format"})
+_OPENAI_OPTIONS = frozenset(
+    {"base_url", "api_key", "timeout", "attempts", "transport", "completions", "grammar_field", "retry"}
+)
+SMOLLM2_CONTEXT = 8192  # SmolLM2 was trained with 8k context
+GEMMA_CONTEXT = 8192  # Gemma 3 270M allows 32k; 8k keeps memory small
+GGUF_CONTEXT = 8192  # for any other file; pass n_ctx= to change it
+FUNCTION_PREFIX = "function:"
+
+
+def _check_options(name: str, options: dict[str, Any], allowed: frozenset[str]) -> None:
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise DefinitionError(
+            f"open_model({name!r}) got unknown option(s) {', '.join(unknown)}; "
+            f"it takes {', '.join(sorted(allowed)) or 'none'}"
+        )
+
+
+def _open_local(name: str, path_of: Callable[[], Any], default_mode: str, n_ctx: int,
+                options: dict[str, Any]) -> LLM:
+    _check_options(name, options, _LOCAL_OPTIONS)
+    if reason := llama_cpp_missing():
+        raise ModelUnavailable(f"{name}: {reason}")
+    from statebound.llm.llamacpp import LlamaCppLLM, LlamaOptions
+
+    mode = options.pop("mode", default_mode)
+    load = LlamaOptions(**{"n_ctx": n_ctx, **options})
+    return LlamaCppLLM(path_of(), model=name, mode=mode, options=load)
+
+
+def open_smollm2(name: str, options: dict[str, Any]) -> LLM:
+    """``smollm2``: SmolLM2-135M-Instruct, the embedded default (chat)."""
+    return _open_local(name, smollm2_path, "chat", SMOLLM2_CONTEXT, options)
+
+
+def open_gemma(name: str, options: dict[str, Any]) -> LLM:
+    """``gemma3-270m``: a base model, so plain completion unless asked otherwise."""
+    return _open_local(name, gemma3_270m_path, "completion", GEMMA_CONTEXT, options)
+
+
+def open_gguf(name: str, options: dict[str, Any]) -> LLM:
+    """``gguf:PATH``: any GGUF file on disk (chat)."""
+    file = name.removeprefix("gguf:")
+    return _open_local(name, lambda: gguf_path(file), "chat", GGUF_CONTEXT, options)
+
+
+def open_openai(name: str, options: dict[str, Any]) -> LLM:
+    """``openai:MODEL`` (or ``openai`` with the model from the environment or config file)."""
+    model = name.removeprefix("openai").removeprefix(":")
+    _check_options(f"openai:{model}", options, _OPENAI_OPTIONS)
+    from statebound.llm.config import resolve_openai_settings
+    from statebound.llm.openai_compat import OpenAICompatLLM
+
+    settings = resolve_openai_settings(
+        model=model or None,
+        base_url=options.pop("base_url", None),
+        api_key=options.pop("api_key", None),
+        timeout=options.pop("timeout", None),
+        attempts=options.pop("attempts", None),
+        transport=options.pop("transport", None),
+    )
+    return OpenAICompatLLM(settings, **options)
+
+
+def open_scripted(name: str, options: dict[str, Any]) -> LLM:
+    """``scripted``: the test double that replays ``replies``."""
+    _check_options(name, options, frozenset({"replies"}))
+    from statebound.llm.testing import ScriptedLLM
+
+    return ScriptedLLM(replies=options.get("replies", ()))
+
+
+def open_function(name: str, options: dict[str, Any]) -> LLM:
+    """``function:package.module:responder``: replies computed by an importable responder (the test
+    double the harness uses, or a model-free baseline); ``grammar=true`` says it reads grammars."""
+    from statebound.llm.testing import FunctionLLM
+
+    _check_options(name, options, frozenset({"grammar"}))
+    responder = import_object(name.removeprefix(FUNCTION_PREFIX))
+    if not callable(responder):
+        raise DefinitionError(f"{name!r} does not name a callable responder")
+    capabilities = Capabilities(completion=True, chat=True, logprobs=True,
+                                grammar=options.get("grammar") in (True, "true", "1", 1))
+    return FunctionLLM(respond=responder, model=name, capabilities=capabilities)
+
+
+def import_object(path: str) -> Any:
+    """Import ``"package.module:attribute"`` (dots after the colon walk attributes)."""
+    module_name, sep, attribute = path.partition(":")
+    if not sep or not module_name or not attribute:
+        raise DefinitionError(f"{path!r} is not an import path; write it as 'package.module:name'")
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise DefinitionError(f"cannot import {module_name!r} (from {path!r}): {exc}") from exc
+    for part in attribute.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise DefinitionError(f"{module_name!r} has no attribute {attribute!r} (from {path!r})") from None
+    return target

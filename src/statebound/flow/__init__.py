@@ -11,7 +11,11 @@ limit (turns, visits per state, token budget) and returns a :class:`RunResult`.
 The SF_Agent view: ``State(..., agent=Agent(instruction, llm=...))`` gives a state its own
 instruction and model; the instruction is never stored in the shared history.
 
-See ``docs/flow.md`` for a walk-through.
+Live flows (:mod:`statebound.flow.live`): ``flow.run(task, checkpointer=..., thread=...)`` stores
+every step; ``flow.resume(thread, input=...)`` continues after a crash or a pause
+(:class:`AskHuman`); checkpointers list and fork threads.
+
+See ``docs/flow.md`` and ``docs/live-flows.md`` for a walk-through.
 """
 
 from __future__ import annotations
@@ -20,16 +24,16 @@ from statebound.flow.checks import FlowDiagnostic, check_flow
 from statebound.flow.context import RunContext
 from statebound.flow.events import (
     BudgetHit,
-    Event,
-    EventCallback,
     MessageAdded,
-    RunFinished,
     SpeakerSelected,
     StateEntered,
     TransitionTaken,
 )
 from statebound.flow.groupchat import AUTO, GroupChat, Role
 from statebound.flow.history import Entry, to_messages
+from statebound.flow.human import AskHuman
+from statebound.flow.listeners import Event, EventCallback, RunFinished
+from statebound.flow.live import Checkpointer, PostgresCheckpointer, SQLiteCheckpointer
 from statebound.flow.model import Flow, State
 from statebound.flow.outputs import Agent, CallLLM, CallTool, Instruction, Output, ToolResult
 from statebound.flow.result import CallRecord, ExitReason, RunResult
@@ -62,6 +66,7 @@ __all__ = [
     "GroupChat",
     "Role",
     "AUTO",
+    "AskHuman",
     # transitions
     "Rule",
     "Decider",
@@ -85,6 +90,10 @@ __all__ = [
     "CallRecord",
     "Entry",
     "to_messages",
+    # live flows
+    "Checkpointer",
+    "SQLiteCheckpointer",
+    "PostgresCheckpointer",
     # events
     "Event",
     "EventCallback",

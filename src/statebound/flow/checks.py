@@ -17,7 +17,8 @@ from statebound.flow.rules import Rule
 from statebound.flow.validate import distances, reachable
 
 if TYPE_CHECKING:
-    from statebound.flow.model import Edge, Flow, State
+    from statebound.flow.machine import Machine
+    from statebound.flow.states import Edge, State
 
 __all__ = ["FlowDiagnostic", "check_flow"]
 
@@ -34,7 +35,7 @@ class FlowDiagnostic:
         return f"{where}: {self.severity}: {self.message} [{self.code}]"
 
 
-def check_flow(flow: Flow) -> list[FlowDiagnostic]:
+def check_flow(flow: Machine) -> list[FlowDiagnostic]:
     """Every finding about ``flow``: warnings first, then in the order of its states."""
     found: list[FlowDiagnostic] = []
     live = {s.name: _live_edges(s.name, flow.edges[s.name], found) for s in flow.states}
@@ -116,7 +117,7 @@ def _always_fires(state: State, live: Sequence[Edge]) -> bool:
     return {ok for name, ok in statuses if name in (None, tool.name)} == {True, False}
 
 
-def _static_loops(flow: Flow, live: dict[str, list[Edge]], found: list[FlowDiagnostic]) -> set[str]:
+def _static_loops(flow: Machine, live: dict[str, list[Edge]], found: list[FlowDiagnostic]) -> set[str]:
     """Report loops of states that add nothing but fixed instructions and whose rules read only
     the history: each pass sees the same history as the last, so a loop once taken repeats."""
     graph: dict[str, set[str]] = {}

@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
+from statebound.flow.events import StepEvent
 from statebound.flow.history import Entry, Source
 from statebound.llm.base import Usage
-
-if TYPE_CHECKING:
-    from statebound.flow.events import Event
 
 __all__ = ["CallRecord", "ExitReason", "RunResult", "usage_dict"]
 
@@ -27,6 +25,7 @@ class ExitReason(str, Enum):  # noqa: UP042 - str() stays "ExitReason.X" as befo
     BUDGET = "budget"  # the token budget was used up
     CONTEXT = "context"  # a prompt no longer fitted the model's context window
     ERROR = "error"  # a tool, an LLM or the flow itself failed; see RunResult.error
+    PAUSED = "paused"  # an output function waits for a person (see AskHuman); RunResult.pending asks
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +56,8 @@ class RunResult:
     ``usage_by_state`` splits it by state; ``calls`` lists each call; ``cost`` is the run's cost
     in USD when :mod:`statebound.llm.pricing` knows every model used, else None.
     ``trajectory`` lists the states entered, in order (the exit state last). ``error`` is set
-    when ``exit_reason`` is :attr:`ExitReason.ERROR`.
+    when ``exit_reason`` is :attr:`ExitReason.ERROR`; ``pending`` is the question a paused run
+    (:attr:`ExitReason.PAUSED`) waits on.
     """
 
     task: str
@@ -71,7 +71,8 @@ class RunResult:
     trajectory: tuple[str, ...]
     cost: float | None = None
     error: BaseException | None = None
-    events: tuple[Event, ...] = field(default=(), repr=False)
+    events: tuple[StepEvent, ...] = field(default=(), repr=False)
+    pending: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -97,4 +98,5 @@ class RunResult:
             "usage_by_state": {s: usage_dict(u) for s, u in self.usage_by_state.items()},
             "cost": self.cost,
             "error": None if self.error is None else f"{type(self.error).__name__}: {self.error}",
+            **({"pending": self.pending} if self.pending is not None else {}),
         }

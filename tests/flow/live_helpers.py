@@ -14,7 +14,7 @@ from statebound.flow import (
     always,
     contains,
 )
-from statebound.flow.live import SQLiteCheckpointer
+from statebound.flow.live import Checkpointer, SQLiteCheckpointer
 from statebound.flow.live.records import StoredCheckpoint
 from statebound.llm.base import Request
 from statebound.llm.testing import FunctionLLM
@@ -24,19 +24,23 @@ class Killed(BaseException):
     """Stands for kill -9: escapes the run at once, nothing more is written."""
 
 
-class KilledAfter(SQLiteCheckpointer):
-    """A store whose process "dies" right after writing its ``limit``-th checkpoint."""
+def kill_after(store: Checkpointer, limit: int) -> Checkpointer:
+    """``store``, whose process "dies" right after writing its ``limit``-th checkpoint."""
+    append = store.append
+    written = []
 
-    def __init__(self, path: Path, limit: int) -> None:
-        super().__init__(path)
-        self.limit = limit
-        self.written = 0
-
-    def append(self, checkpoint: StoredCheckpoint) -> None:
-        super().append(checkpoint)
-        self.written += 1
-        if self.written == self.limit:
+    def append_then_die(checkpoint: StoredCheckpoint) -> None:
+        append(checkpoint)
+        written.append(checkpoint.seq)
+        if len(written) == limit:
             raise Killed
+
+    store.append = append_then_die  # type: ignore[method-assign]
+    return store
+
+
+def KilledAfter(path: Path, limit: int) -> Checkpointer:  # noqa: N802 - reads like the store it makes
+    return kill_after(SQLiteCheckpointer(path), limit)
 
 
 def counting_llm(log: list[str]) -> FunctionLLM:

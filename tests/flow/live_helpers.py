@@ -24,15 +24,16 @@ class Killed(BaseException):
     """Stands for kill -9: escapes the run at once, nothing more is written."""
 
 
-def kill_after(store: Checkpointer, limit: int) -> Checkpointer:
-    """``store``, whose process "dies" right after writing its ``limit``-th checkpoint."""
+def kill_after(store: Checkpointer, limit: int | None) -> Checkpointer:
+    """``store``, whose process "dies" right after its ``limit``-th commit (None: never); it
+    counts its commits in ``store.commits``."""
     append = store.append
-    written = []
+    store.commits = 0  # type: ignore[attr-defined]
 
-    def append_then_die(checkpoint: StoredCheckpoint) -> None:
-        append(checkpoint)
-        written.append(checkpoint.seq)
-        if len(written) == limit:
+    def append_then_die(*checkpoints: StoredCheckpoint) -> None:
+        append(*checkpoints)
+        store.commits += 1  # type: ignore[attr-defined]
+        if store.commits == limit:  # type: ignore[attr-defined]
             raise Killed
 
     store.append = append_then_die  # type: ignore[method-assign]

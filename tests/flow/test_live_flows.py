@@ -7,7 +7,7 @@ import asyncio
 import sqlite3
 
 import pytest
-from live_helpers import Killed, KilledAfter, counting_llm, looping_flow
+from live_helpers import Killed, KilledAfter, counting_llm, kill_after, looping_flow
 
 from statebound.errors import CheckpointError
 from statebound.flow import (
@@ -29,10 +29,10 @@ from statebound.llm.testing import FunctionLLM, ScriptedLLM
 
 def _uninterrupted(tmp_path):
     log: list[str] = []
-    with SQLiteCheckpointer(tmp_path / "whole.db") as store:
+    with kill_after(SQLiteCheckpointer(tmp_path / "whole.db"), None) as store:
         result = looping_flow().run_sync("solve", llm=counting_llm(log), checkpointer=store, thread="t")
-        written = len(store.checkpoints("t"))
-    return result, log, written
+        commits = store.commits  # type: ignore[attr-defined]
+    return result, log, commits
 
 
 def test_a_stored_run_returns_what_an_unstored_one_does(tmp_path):
@@ -43,9 +43,10 @@ def test_a_stored_run_returns_what_an_unstored_one_does(tmp_path):
         plain.history, plain.trajectory, plain.usage, plain.calls, plain.turns)
 
 
-def test_killed_after_any_checkpoint_the_resumed_run_repeats_no_call(tmp_path):
-    whole, whole_log, written = _uninterrupted(tmp_path)
-    for limit in range(1, written):
+def test_killed_after_any_commit_the_resumed_run_repeats_no_call(tmp_path):
+    whole, whole_log, commits = _uninterrupted(tmp_path)
+    assert commits > 5
+    for limit in range(1, commits):
         path = tmp_path / f"killed-{limit}.db"
         log: list[str] = []
         with pytest.raises(Killed):
@@ -56,6 +57,22 @@ def test_killed_after_any_checkpoint_the_resumed_run_repeats_no_call(tmp_path):
         assert (result.history, result.trajectory, result.usage, result.turns) == (
             whole.history, whole.trajectory, whole.usage, whole.turns), limit
         assert result.exit_reason is ExitReason.FINAL
+
+
+def test_killed_before_the_first_commit_the_thread_starts_again(tmp_path):
+    def dies(request: Request) -> str:
+        raise Killed
+
+    whole, whole_log, _ = _uninterrupted(tmp_path)
+    with SQLiteCheckpointer(tmp_path / "s.db") as store:
+        with pytest.raises(Killed):
+            looping_flow().run_sync("solve", llm=FunctionLLM(respond=dies), checkpointer=store, thread="t")
+        assert store.threads()[0].checkpoints == 0  # the start and the first instruction were held back
+        with pytest.raises(CheckpointError, match="waits for no input"):
+            looping_flow().resume_sync("t", checkpointer=store, input="hello")
+        log: list[str] = []
+        result = looping_flow().resume_sync("t", checkpointer=store, llm=counting_llm(log))
+    assert log == whole_log and result.history == whole.history
 
 
 def test_a_finished_thread_returns_its_result_without_running(tmp_path):

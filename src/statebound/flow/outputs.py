@@ -18,7 +18,7 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from statebound.errors import DefinitionError
 from statebound.flow.agent import Agent
@@ -56,6 +56,7 @@ class Instruction:
     """
 
     text: str | Callable[[RunContext], str]
+    pure: ClassVar[bool] = True  # reaches nothing outside the run: redoing it gives the same entry
 
     async def run(self, ctx: RunContext) -> None:
         text = self.text if isinstance(self.text, str) else self.text(ctx)

@@ -1,10 +1,9 @@
 """Reading a thread back: its checkpoints folded, in order, into where the run stands.
 
-Each checkpoint's body holds ``e`` (new history entries), ``c`` (new LLM calls), ``s`` (the next
-output function of the state to run; -1: the state is still to be entered), ``a`` (the history
-index where the state visit began) and, by kind: ``q`` (a pause's question), ``i`` (the tool of
-an intent, or of a pause asking about it), ``x`` (an end's error text), ``d`` (a fork's edit:
-index and text). An ``end`` that later checkpoints follow (a run that failed, then was resumed)
+Each checkpoint's row says where the run stands (state, turn, step, entered_at); its body holds
+``e`` (new history entries), ``c`` (new LLM calls) and, by kind: ``q`` (a pause's question),
+``i`` (the tool of an intent, or of a pause asking about it), ``x`` (an end's error text), ``d``
+(a fork's edit: index and text); an empty body is no bytes at all. An ``end`` that later checkpoints follow (a run that failed, then was resumed)
 is skipped: the resumed run went on from the checkpoint before it.
 """
 
@@ -51,15 +50,16 @@ class _Fold:
         self.position = ("", 0, -1, 0)  # state, turn, step, entered_at
 
     def apply(self, checkpoint: StoredCheckpoint, body: dict[str, Any]) -> None:
-        self.history.extend(decode_entry(row) for row in body.get("e", ()))
-        self.calls.extend(decode_call(row) for row in body.get("c", ()))
+        state = checkpoint.state
+        self.history.extend(decode_entry(row, state) for row in body.get("e", ()))
+        self.calls.extend(decode_call(row, state) for row in body.get("c", ()))
         if "d" in body:
             index, content = body["d"]
             self.history[index] = dataclasses.replace(self.history[index], content=content)
         if checkpoint.kind in ("start", "transition"):
             self.trajectory.append(checkpoint.state)
         if checkpoint.kind != "fork":
-            self.position = (checkpoint.state, checkpoint.turn, int(body["s"]), int(body["a"]))
+            self.position = (checkpoint.state, checkpoint.turn, checkpoint.step, checkpoint.entered_at)
 
     def snapshot(self) -> Snapshot:
         state, turn, step, entered_at = self.position
@@ -79,10 +79,8 @@ def _bodies(checkpoints: Sequence[StoredCheckpoint]) -> list[dict[str, Any]]:
     bodies = []
     for checkpoint in checkpoints:
         try:
-            body = decode(checkpoint.body)
-            if checkpoint.kind != "fork":
-                int(body["s"]), int(body["a"])
-            bodies.append(body)
+            bodies.append(decode(checkpoint.body))
+            int(checkpoint.step), int(checkpoint.entered_at)
         except (ValueError, TypeError, KeyError) as exc:
             raise _unreadable(checkpoint, exc) from None
     return bodies
@@ -93,8 +91,8 @@ def added_entries(checkpoints: Sequence[StoredCheckpoint]) -> list[tuple[Entry, 
     rows = []
     for checkpoint, body in zip(checkpoints, _bodies(checkpoints)):
         try:
-            rows.append(tuple(decode_entry(row) for row in body.get("e", ())))
-        except (ValueError, TypeError) as exc:
+            rows.append(tuple(decode_entry(row, checkpoint.state) for row in body.get("e", ())))
+        except (ValueError, TypeError, KeyError) as exc:
             raise _unreadable(checkpoint, exc) from None
     return rows
 

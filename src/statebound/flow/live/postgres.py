@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 from statebound.errors import CheckpointError
 from statebound.flow.live.records import StoredCheckpoint, ThreadRecord
 from statebound.flow.live.sqlite import Durability
-from statebound.flow.live.store import Checkpointer
+from statebound.flow.live.store import Checkpointer, taken
 
 __all__ = ["PostgresCheckpointer", "redacted"]
 
@@ -29,11 +29,11 @@ CREATE TABLE IF NOT EXISTS statebound_threads (
 );
 CREATE TABLE IF NOT EXISTS statebound_checkpoints (
     thread TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL,
-    turn INTEGER NOT NULL, status TEXT NOT NULL, body BYTEA NOT NULL, created DOUBLE PRECISION NOT NULL,
+    turn INTEGER NOT NULL, step INTEGER NOT NULL, entered_at INTEGER NOT NULL, status TEXT, body BYTEA NOT NULL, created DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (thread, seq)
 );
 """
-_CHECKPOINT_COLUMNS = "thread, seq, kind, state, turn, status, body, created"
+_CHECKPOINT_COLUMNS = "thread, seq, kind, state, turn, step, entered_at, status, body, created"
 _THREAD_COLUMNS = "thread, flow, task, signature, parent, parent_seq, created"
 
 
@@ -74,52 +74,46 @@ class PostgresCheckpointer(Checkpointer):
         except self._errors as exc:
             raise CheckpointError(f"PostgreSQL at {self.where} failed: {str(exc).strip()}") from None
 
-    def _insert(self, sql: str, args: tuple[Any, ...], taken: str) -> None:
+    def _insert(self, sql: str, rows: list[tuple[Any, ...]], conflict: CheckpointError) -> None:
         try:
-            self._db.execute(sql, args)
+            with self._db.transaction(), self._db.cursor() as cursor:
+                cursor.executemany(sql, rows)
         except self._unique:
-            raise CheckpointError(taken) from None
+            raise conflict from None
         except self._errors as exc:
             raise CheckpointError(f"cannot write to PostgreSQL at {self.where}: {str(exc).strip()}") from None
 
     def create_thread(self, record: ThreadRecord) -> None:
         self._insert(f"INSERT INTO statebound_threads ({_THREAD_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                     (record.thread, record.flow, record.task, record.signature, record.parent,
-                      record.parent_seq, record.created),
-                     f"{self.where} has a thread {record.thread!r} already; pick another name")
+                     [(record.thread, record.flow, record.task, record.signature, record.parent,
+                       record.parent_seq, record.created)],
+                     CheckpointError(f"{self.where} has a thread {record.thread!r} already; pick another name"))
 
     def record(self, thread: str) -> ThreadRecord | None:
         rows = self._query(f"SELECT {_THREAD_COLUMNS} FROM statebound_threads WHERE thread = %s", (thread,),
                            ThreadRecord)
         return rows[0] if rows else None
 
-    def append(self, checkpoint: StoredCheckpoint) -> None:
+    def append(self, *checkpoints: StoredCheckpoint) -> None:
         self._insert(
-            f"INSERT INTO statebound_checkpoints ({_CHECKPOINT_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-            (checkpoint.thread, checkpoint.seq, checkpoint.kind, checkpoint.state, checkpoint.turn,
-             checkpoint.status, checkpoint.body, checkpoint.created),
-            f"thread {checkpoint.thread!r} has a checkpoint {checkpoint.seq} already: another run of it is "
-            "going on (or went on) elsewhere; resume it again to continue from the newest",
+            f"INSERT INTO statebound_checkpoints ({_CHECKPOINT_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            [checkpoint.row() for checkpoint in checkpoints], taken(checkpoints[0]),
         )
 
     def own_checkpoints(self, thread: str, *, upto: int | None = None) -> list[StoredCheckpoint]:
         sql = (f"SELECT {_CHECKPOINT_COLUMNS} FROM statebound_checkpoints WHERE thread = %s AND seq <= %s "
                "ORDER BY seq")
-        return self._query(sql, (thread, 2**31 - 1 if upto is None else upto), _checkpoint)
+        return self._query(sql, (thread, 2**31 - 1 if upto is None else upto), StoredCheckpoint.from_row)
 
     def heads(self) -> list[tuple[ThreadRecord, StoredCheckpoint | None]]:
         records = self._query(f"SELECT {_THREAD_COLUMNS} FROM statebound_threads ORDER BY created, thread", (),
                               ThreadRecord)
         sql = (f"SELECT DISTINCT ON (thread) {_CHECKPOINT_COLUMNS} FROM statebound_checkpoints "
                "ORDER BY thread, seq DESC")
-        last = {c.thread: c for c in self._query(sql, (), _checkpoint)}
+        last = {c.thread: c for c in self._query(sql, (), StoredCheckpoint.from_row)}
         return [(record, last.get(record.thread)) for record in records]
 
     def close(self) -> None:
         if not self._db.closed:
             self._db.close()
 
-
-def _checkpoint(thread: str, seq: int, kind: Any, state: str, turn: int, status: str, body: Any,
-                created: float) -> StoredCheckpoint:
-    return StoredCheckpoint(thread, seq, kind, state, turn, status, bytes(body), created)

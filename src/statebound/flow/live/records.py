@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from statebound.flow.history import Entry
 
@@ -30,17 +30,35 @@ class ThreadRecord:
 
 @dataclass(frozen=True, slots=True)
 class StoredCheckpoint:
-    """One row of a thread's log. ``status`` is ``running``, ``paused`` or, for an ``end``, the
-    exit reason (``final``, ``turn_limit``, ``error``, ...); ``body`` is the encoded delta."""
+    """One row of a thread's log: where the run stands (``state``, ``turn``, ``step``: the next
+    output function of the state to run, -1 while the state is still to be entered, and
+    ``entered_at``: the history index where the state visit began), ``status`` (``running``,
+    ``paused`` or, for an ``end``, the exit reason: ``final``, ``turn_limit``, ``error``, ...) and
+    ``body``, the encoded delta (see :mod:`statebound.flow.live.fold`)."""
 
     thread: str
     seq: int
     kind: CheckpointKind
     state: str
     turn: int
+    step: int
+    entered_at: int
     status: str
     body: bytes
     created: float
+
+    def row(self) -> tuple[Any, ...]:
+        """The stored columns, in order (``running``, the common status, stored as NULL)."""
+        status = None if self.status == "running" else self.status
+        return (self.thread, self.seq, self.kind, self.state, self.turn, self.step, self.entered_at, status,
+                self.body, self.created)
+
+    @classmethod
+    def from_row(cls, thread: str, seq: int, kind: Any, state: str, turn: int, step: int, entered_at: int,
+                 status: str | None, body: Any, created: float) -> StoredCheckpoint:
+        if not isinstance(body, bytes):  # a damaged row: reported when its body is read
+            body = bytes(body) if isinstance(body, memoryview) else str(body).encode()
+        return cls(thread, seq, kind, state, turn, step, entered_at, status or "running", body, created)
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,7 +79,13 @@ async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpoint
             f"thread {thread!r} was stored by a different flow ({'; '.join(changed)}); resume it "
             "with the flow it was started with, or start a new thread"
         )
-    folded = fold(store.lineage(thread), record.task)
+    lineage = store.lineage(thread)
+    if not lineage:  # it died before its first commit, so nothing it did reached outside
+        if reply is not None:
+            raise CheckpointError(f"thread {thread!r} waits for no input (it has no checkpoint yet)")
+        return await engine.execute(machine, record.task, llm=llm, deps=deps, on_event=on_event,
+                                    record_events=record_events, hook=Recorder(store, thread, machine))
+    folded = fold(lineage, record.task)
     waiting = folded.kind == "pause"
     if reply is not None and not waiting:
         raise CheckpointError(f"thread {thread!r} waits for no input (it is {folded.status}); resume it without input")
@@ -125,9 +131,9 @@ def _ask(machine: Machine, store: Checkpointer, thread: str, folded: Folded) -> 
             f"tool {folded.tool!r} was interrupted while it ran and is not safe to run twice: answer "
             f"{REPEAT!r} to run it again or {SKIP!r} to go on as if it failed"
         )
-        body: dict[str, Any] = {"s": snapshot.step, "a": snapshot.entered_at, "q": question, "i": folded.tool}
+        body = encode({"q": question, "i": folded.tool})
         store.append(StoredCheckpoint(thread, folded.next_seq, "pause", snapshot.state, snapshot.turn,
-                                      "paused", encode(body), time.time()))
+                                      snapshot.step, snapshot.entered_at, "paused", body, time.time()))
     return engine.result_of(_context(machine, snapshot), _entered(snapshot), ExitReason.PAUSED, pending=question)
 
 

@@ -8,6 +8,7 @@ process loses nothing, a power cut may lose the last checkpoints but never damag
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +17,7 @@ from typing import Any, Literal, TypeVar
 
 from statebound.errors import CheckpointError
 from statebound.flow.live.records import StoredCheckpoint, ThreadRecord
-from statebound.flow.live.store import Checkpointer
+from statebound.flow.live.store import Checkpointer, taken
 
 __all__ = ["Durability", "SQLiteCheckpointer"]
 
@@ -30,11 +31,12 @@ CREATE TABLE IF NOT EXISTS threads (
 );
 CREATE TABLE IF NOT EXISTS checkpoints (
     thread TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL,
-    turn INTEGER NOT NULL, status TEXT NOT NULL, body BLOB NOT NULL, created REAL NOT NULL,
+    turn INTEGER NOT NULL, step INTEGER NOT NULL, entered_at INTEGER NOT NULL, status TEXT,
+    body BLOB NOT NULL, created REAL NOT NULL,
     PRIMARY KEY (thread, seq)
 ) WITHOUT ROWID;
 """
-_CHECKPOINT_COLUMNS = "thread, seq, kind, state, turn, status, body, created"
+_CHECKPOINT_COLUMNS = "thread, seq, kind, state, turn, step, entered_at, status, body, created"
 _THREAD_COLUMNS = "thread, flow, task, signature, parent, parent_seq, created"
 
 
@@ -91,28 +93,24 @@ class SQLiteCheckpointer(Checkpointer):
         rows = self._query(thread, f"SELECT {_THREAD_COLUMNS} FROM threads WHERE thread = ?", (thread,), ThreadRecord)
         return rows[0] if rows else None
 
-    def append(self, checkpoint: StoredCheckpoint) -> None:
+    def append(self, *checkpoints: StoredCheckpoint) -> None:
+        rows = [value for checkpoint in checkpoints for value in checkpoint.row()]
         try:
-            self.db.execute("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                            (checkpoint.thread, checkpoint.seq, checkpoint.kind, checkpoint.state,
-                             checkpoint.turn, checkpoint.status, checkpoint.body, checkpoint.created))
+            self.db.execute(_insert(len(checkpoints)), rows)  # one statement: one commit
         except sqlite3.IntegrityError:
-            raise CheckpointError(
-                f"thread {checkpoint.thread!r} has a checkpoint {checkpoint.seq} already: another run of "
-                "it is going on (or went on) elsewhere; resume it again to continue from the newest"
-            ) from None
+            raise taken(checkpoints[0]) from None
         except sqlite3.Error as exc:
             raise CheckpointError(f"cannot write to checkpoint store {self.path}: {exc}") from None
 
     def own_checkpoints(self, thread: str, *, upto: int | None = None) -> list[StoredCheckpoint]:
         sql = f"SELECT {_CHECKPOINT_COLUMNS} FROM checkpoints WHERE thread = ? AND seq <= ? ORDER BY seq"
-        return self._query(thread, sql, (thread, 2**62 if upto is None else upto), _checkpoint)
+        return self._query(thread, sql, (thread, 2**62 if upto is None else upto), StoredCheckpoint.from_row)
 
     def heads(self) -> list[tuple[ThreadRecord, StoredCheckpoint | None]]:
         records = self._query(None, f"SELECT {_THREAD_COLUMNS} FROM threads ORDER BY created, thread", (), ThreadRecord)
         sql = (f"SELECT {_CHECKPOINT_COLUMNS} FROM checkpoints AS c WHERE seq = "
                "(SELECT MAX(seq) FROM checkpoints WHERE thread = c.thread)")
-        last = {c.thread: c for c in self._query(None, sql, (), _checkpoint)}
+        last = {c.thread: c for c in self._query(None, sql, (), StoredCheckpoint.from_row)}
         return [(record, last.get(record.thread)) for record in records]
 
     def close(self) -> None:
@@ -121,7 +119,6 @@ class SQLiteCheckpointer(Checkpointer):
             self._db = None
 
 
-def _checkpoint(thread: str, seq: int, kind: Any, state: str, turn: int, status: str, body: Any,
-                created: float) -> StoredCheckpoint:
-    raw = body if isinstance(body, bytes) else str(body).encode()  # damaged rows are reported on reading
-    return StoredCheckpoint(thread, seq, kind, state, turn, status, raw, created)
+@functools.lru_cache(maxsize=16)
+def _insert(rows: int) -> str:
+    return "INSERT INTO checkpoints VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * rows)

@@ -22,7 +22,15 @@ from statebound.errors import CheckpointError
 from statebound.flow.live.fold import added_entries, fork_body
 from statebound.flow.live.records import CheckpointInfo, StoredCheckpoint, ThreadInfo, ThreadRecord
 
-__all__ = ["Checkpointer"]
+__all__ = ["Checkpointer", "taken"]
+
+
+def taken(checkpoint: StoredCheckpoint) -> CheckpointError:
+    """The error of a write that lost the race for a checkpoint number."""
+    return CheckpointError(
+        f"thread {checkpoint.thread!r} has a checkpoint {checkpoint.seq} already: another run of it is "
+        "going on (or went on) elsewhere; resume it again to continue from the newest"
+    )
 
 class Checkpointer(ABC):
     """Where flows store their threads (see :class:`~statebound.flow.live.SQLiteCheckpointer`,
@@ -40,8 +48,9 @@ class Checkpointer(ABC):
         """The thread as created, or None."""
 
     @abstractmethod
-    def append(self, checkpoint: StoredCheckpoint) -> None:
-        """Add a checkpoint; CheckpointError if its number is taken (another run wrote first)."""
+    def append(self, *checkpoints: StoredCheckpoint) -> None:
+        """Add checkpoints, in one commit; CheckpointError if a number is taken (another run of
+        the thread wrote first), and then none of them is added."""
 
     @abstractmethod
     def own_checkpoints(self, thread: str, *, upto: int | None = None) -> list[StoredCheckpoint]:
@@ -110,7 +119,8 @@ class Checkpointer(ABC):
         now = time.time()
         self.create_thread(ThreadRecord(thread, record.flow, record.task, record.signature, source, at, now))
         status = "running" if base.kind == "end" and base.status == "error" else base.status
-        self.append(StoredCheckpoint(thread, at + 1, "fork", base.state, base.turn, status, body, now))
+        self.append(StoredCheckpoint(thread, at + 1, "fork", base.state, base.turn, base.step, base.entered_at,
+                                     status, body, now))
         return thread
 
     def __enter__(self) -> Self:

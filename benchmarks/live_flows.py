@@ -28,7 +28,7 @@ from typing import Annotated, TypedDict
 from flow_overhead import STATES, TimedLLM, replies, statebound_flow
 from kill_resume import Harness
 
-from statebound.flow.live import SQLiteCheckpointer
+from statebound.flow.live import Durability, SQLiteCheckpointer
 from statebound.llm.base import Message, Request
 from statebound.llm.testing import ScriptedLLM
 
@@ -46,10 +46,11 @@ def stored_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
 
 
-async def statebound_side(turns: int, runs: int, work: Path, *, stored: bool) -> tuple[float, int]:
+async def statebound_side(turns: int, runs: int, work: Path, *, stored: bool,
+                          durability: Durability = "system") -> tuple[float, int]:
     """us per transition (LLM time subtracted) and, when ``stored``, the bytes of one run's store."""
     flow, llm = statebound_flow(turns), TimedLLM(ScriptedLLM())
-    store = SQLiteCheckpointer(work / "statebound.db") if stored else None
+    store = SQLiteCheckpointer(work / f"statebound-{durability}.db", durability=durability) if stored else None
     transitions, start = 0, time.perf_counter()
     for run in range(runs):
         llm.inner.enqueue(*replies(turns))
@@ -149,6 +150,7 @@ async def main() -> None:
         await asyncio.to_thread(langgraph_side, args.turns, 2, warm)
         plain, _ = await statebound_side(args.turns, args.runs, work, stored=False)
         ours, our_bytes = await statebound_side(args.turns, args.runs, work, stored=True)
+        fastest, _ = await statebound_side(args.turns, args.runs, work, stored=True, durability="process")
         theirs, their_bytes = await asyncio.to_thread(langgraph_side, args.turns, args.runs, work)
         print(f"{args.turns}-turn flow, {args.runs} runs per side, SQLite checkpointers:")
         print(f"  statebound, no checkpointer:   {plain:8.1f} us/transition")
@@ -157,6 +159,7 @@ async def main() -> None:
         print(f"  langgraph / statebound:        {theirs / ours:8.1f}x time, {their_bytes / our_bytes:.1f}x bytes")
         print(f"  statebound checkpoint cost:    {ours - plain:8.1f} us/transition (3 checkpoints: 2 output "
               "functions and the transition, committed once, before the next LLM call)")
+        print(f"    with durability='process':   {fastest - plain:8.1f} us/transition (no fsync at all)")
         if args.kills:
             kill_trials(args.kills, work)
 

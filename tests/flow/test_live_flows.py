@@ -329,5 +329,8 @@ def test_checkpointer_and_thread_come_together():
 def test_durability_is_checked(tmp_path):
     with pytest.raises(CheckpointError, match="durability must be"):
         SQLiteCheckpointer(tmp_path / "s.db", durability="always")  # type: ignore[arg-type]
-    with SQLiteCheckpointer(tmp_path / "s.db", durability="system") as store:
-        assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    for durability, synchronous in (("process", 0), ("system", 1), ("disk", 2)):  # OFF, NORMAL, FULL
+        with SQLiteCheckpointer(tmp_path / "s.db", durability=durability) as store:
+            assert store.db.execute("PRAGMA synchronous").fetchone()[0] == synchronous
+    with SQLiteCheckpointer(tmp_path / "s.db") as store:
+        assert store.durability == "system"

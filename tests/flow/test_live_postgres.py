@@ -73,7 +73,7 @@ def test_a_missing_server_is_one_line_naming_the_url_without_its_password(postgr
 
 
 def test_durability_maps_to_synchronous_commit(postgres_url):
-    with PostgresCheckpointer(postgres_url, durability="system") as store:
+    with PostgresCheckpointer(postgres_url, durability="disk") as store:
         assert store._db.execute("SHOW synchronous_commit").fetchone()[0] == "on"
     with PostgresCheckpointer(postgres_url) as store:
         assert store._db.execute("SHOW synchronous_commit").fetchone()[0] == "off"

@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 
-def open_checkpointer(where: str, *, durability: Durability = "process") -> Checkpointer:
+def open_checkpointer(where: str, *, durability: Durability = "system") -> Checkpointer:
     """A PostgreSQL URL (``postgresql://...``) or the path of a SQLite file."""
     if where.startswith(("postgresql://", "postgres://")):
         return PostgresCheckpointer(where, durability=durability)

@@ -2,9 +2,10 @@
 
 ``PostgresCheckpointer("postgresql://user@host:5432/db")`` creates its two tables if missing.
 Two processes resuming the same thread cannot both write: the second one's checkpoint number is
-taken, and it stops with a :class:`~statebound.errors.CheckpointError`. ``durability="process"``
-(the default) lets a commit return before the server flushes its log (``synchronous_commit=off``:
-a server crash may lose the last checkpoints, never damage them); ``"system"`` waits for it.
+taken, and it stops with a :class:`~statebound.errors.CheckpointError`. ``durability="system"``
+(the default) and ``"process"`` let a commit return before the server flushes its log
+(``synchronous_commit=off``: a server crash may lose the last checkpoints, never damage them);
+``"disk"`` waits for it.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def redacted(url: str) -> str:
 class PostgresCheckpointer(Checkpointer):
     """Threads and checkpoints in the PostgreSQL database at ``url``."""
 
-    def __init__(self, url: str, *, durability: Durability = "process", connect_timeout: int = 5) -> None:
+    def __init__(self, url: str, *, durability: Durability = "system", connect_timeout: int = 5) -> None:
         try:
             import psycopg
         except ImportError:
@@ -65,7 +66,7 @@ class PostgresCheckpointer(Checkpointer):
         except psycopg.Error as exc:
             reason = (str(exc).strip().splitlines() or ["no reason given"])[-1]
             raise CheckpointError(f"cannot connect to PostgreSQL at {self.where}: {reason}") from None
-        self._db.execute(f"SET synchronous_commit = {'on' if durability == 'system' else 'off'}")
+        self._db.execute(f"SET synchronous_commit = {'on' if durability == 'disk' else 'off'}")
         self._db.execute(_SCHEMA)
 
     def _query(self, sql: str, args: tuple[Any, ...], make: Callable[..., T]) -> list[T]:

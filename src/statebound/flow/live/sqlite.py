@@ -1,9 +1,12 @@
 """The embedded checkpointer: one SQLite file (the default store of live flows).
 
-Durability is an option: ``durability="process"`` (the default) commits every checkpoint to
-the operating system without waiting for the disk (WAL, ``synchronous=NORMAL``): a killed
-process loses nothing, a power cut may lose the last checkpoints but never damages the file.
-``durability="system"`` waits for the disk (fsync) at every checkpoint: slower, nothing lost.
+Durability is an option; no mode waits for the disk at every step unless asked (write-ahead log):
+
+* ``"system"`` (the default, ``synchronous=NORMAL``): a killed process loses nothing; an
+  operating-system crash or a power cut may lose the last checkpoints, never damages the file;
+* ``"process"`` (``synchronous=OFF``, the fastest): a killed process loses nothing; an
+  operating-system crash or a power cut may damage the file;
+* ``"disk"`` (``synchronous=FULL``): every commit waits for the disk (fsync): nothing is lost.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from statebound.flow.live.store import Checkpointer, taken
 
 __all__ = ["Durability", "SQLiteCheckpointer"]
 
-Durability = Literal["process", "system"]
+Durability = Literal["process", "system", "disk"]
+_SYNCHRONOUS = {"process": "OFF", "system": "NORMAL", "disk": "FULL"}
 T = TypeVar("T")
 
 _SCHEMA = """
@@ -43,9 +47,9 @@ _THREAD_COLUMNS = "thread, flow, task, signature, parent, parent_seq, created"
 class SQLiteCheckpointer(Checkpointer):
     """Threads and checkpoints in the SQLite file ``path`` (created if missing)."""
 
-    def __init__(self, path: str | Path, *, durability: Durability = "process") -> None:
-        if durability not in ("process", "system"):
-            raise CheckpointError(f"durability must be 'process' or 'system', got {durability!r}")
+    def __init__(self, path: str | Path, *, durability: Durability = "system") -> None:
+        if durability not in _SYNCHRONOUS:
+            raise CheckpointError(f"durability must be one of {', '.join(map(repr, _SYNCHRONOUS))}, got {durability!r}")
         self.path = Path(path)
         self.where = str(self.path)
         self.durability = durability
@@ -53,7 +57,7 @@ class SQLiteCheckpointer(Checkpointer):
         with self._reading(None):
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(f"PRAGMA synchronous={'FULL' if durability == 'system' else 'NORMAL'}")
+            self._db.execute(f"PRAGMA synchronous={_SYNCHRONOUS[durability]}")
             self._db.executescript(_SCHEMA)
 
     @contextmanager

@@ -6,6 +6,8 @@ to the shared context history; then its transitions pick the next state, by rule
 (:func:`contains`, :func:`matches`, :func:`repeated`, :func:`tool_ok`, :func:`tool_failed`, :func:`always`,
 :func:`choose`) or by asking an LLM (:func:`llm_choice`). A run ends in a final state or at a
 limit (turns, visits per state, token budget) and returns a :class:`RunResult`.
+:class:`Pick` is a choice state's output: the model picks one of the candidates the run supplies,
+by its scores (or a choice grammar; or a seeded random draw, the control).
 :func:`check_flow` lints a flow for what is legal but almost certainly wrong.
 
 The SF_Agent view: ``State(..., agent=Agent(instruction, llm=...))`` gives a state its own
@@ -21,6 +23,15 @@ See ``docs/flow.md`` and ``docs/live-flows.md`` for a walk-through.
 from __future__ import annotations
 
 from statebound.flow.checks import FlowDiagnostic, check_flow
+from statebound.flow.choice import (
+    ChoiceMethod,
+    Pick,
+    Picked,
+    choice_grammar,
+    last_pick,
+    offered,
+    picks,
+)
 from statebound.flow.context import RunContext
 from statebound.flow.events import (
     BudgetHit,
@@ -63,6 +74,13 @@ __all__ = [
     "CallLLM",
     "CallTool",
     "ToolResult",
+    "Pick",
+    "Picked",
+    "ChoiceMethod",
+    "choice_grammar",
+    "offered",
+    "last_pick",
+    "picks",
     "GroupChat",
     "Role",
     "AUTO",

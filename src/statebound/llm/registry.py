@@ -24,7 +24,7 @@ __all__ = ["ModelInfo", "list_models", "open_model"]
 _LOCAL_OPTIONS = frozenset({"mode", "n_ctx", "n_threads", "n_batch", "chat_format"})
 _OPENAI_OPTIONS = frozenset(
     {"base_url", "api_key", "timeout", "attempts", "transport", "completions", "grammar_field",
-     "retry"}
+     "scoring", "retry"}
 )
 SMOLLM2_CONTEXT = 8192  # SmolLM2 was trained with 8k context
 GEMMA_CONTEXT = 8192  # Gemma 3 270M allows 32k; 8k keeps memory small
@@ -104,7 +104,8 @@ def open_model(name: str | None = None, **options: Any) -> LLM:
 
     Local models take ``mode`` ("chat" or "completion"), ``n_ctx``, ``n_threads``, ``n_batch``,
     ``chat_format``. OpenAI-compatible ones take ``base_url``, ``api_key``, ``timeout``,
-    ``attempts``, ``transport`` ("aiohttp" or "httpx"), ``completions``, ``grammar_field``, ``retry``.
+    ``attempts``, ``transport`` ("aiohttp" or "httpx"), ``completions``, ``grammar_field``,
+    ``scoring`` (the server returns prompt log-probabilities), ``retry``.
     ``scripted`` takes ``replies``. Any model takes ``cache=PATH``: deterministic requests are
     answered from (and stored in) that file, see :mod:`statebound.llm.cache`.
     """

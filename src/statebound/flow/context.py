@@ -135,7 +135,7 @@ class RunContext:
         self.turn = 0
         self.visits: dict[str, int] = {}
         self.entered_at = 0  # history index at which the current state visit began
-        self.step = -1  # index of the output function now running in the state (-1: entering it)
+        self.step = -1  # checkpointed runs: the output function now running (-1: entering the state)
         self.reply: str | None = None  # a person's answer, given on resume, not yet taken
         self.agent: Agent | None = None  # the current state's (or group-chat role's) agent
         self.speaker: str | None = None  # the group-chat role now speaking

@@ -92,6 +92,7 @@ async def execute(
         trajectory = list(snapshot.trajectory)
     state = states[ctx.state]
     step = ctx.step  # -1: enter the state; else the output function to run next
+    ctx.agent = state.agent
     try:
         while True:
             if step < 0:
@@ -114,19 +115,18 @@ async def execute(
                     reason = ExitReason.TURN_LIMIT
                     break
                 ctx.entered_at = len(ctx.history)
+                ctx.agent = state.agent
                 step = 0
-            ctx.agent = state.agent
             if listeners is not None and listeners.pending:
                 await listeners.flush()
-            outputs = state.outputs
-            for index in range(step, len(outputs)):
-                output = outputs[index]
-                ctx.step = index
-                if hook is not None and not getattr(output, "repeatable", True):
-                    hook.step(ctx, "intent")
+            for output in state.outputs[step:] if step else state.outputs:
+                if hook is not None:  # checkpointed: ctx.step is where a stored run stands
+                    ctx.step = step
+                    if not getattr(output, "repeatable", True):
+                        hook.step(ctx, "intent")
                 await output.run(ctx)
                 if hook is not None:
-                    ctx.step = index + 1
+                    step = ctx.step = step + 1
                     hook.step(ctx, "output")
                 if budget is not None:
                     ctx.check_budget()
@@ -139,9 +139,9 @@ async def execute(
             if emit is not None:
                 emit(TransitionTaken(state.name, target, ctx.turn, why))
             state = states[target]
-            ctx.state, ctx.step = target, -1
             step = -1
             if hook is not None:
+                ctx.state, ctx.step = target, -1
                 hook.step(ctx, "transition")
     except StopRun as stop:
         reason = stop.reason

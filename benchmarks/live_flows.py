@@ -16,27 +16,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import operator
 import random
 import sqlite3
 import tempfile
 import time
 from collections import deque
 from pathlib import Path
-from typing import Annotated, TypedDict
 
-from flow_overhead import STATES, TimedLLM, replies, statebound_flow
+from flow_overhead import TimedLLM, langgraph_app, replies, statebound_flow
 from kill_resume import Harness
 
 from statebound.flow.live import Durability, SQLiteCheckpointer
 from statebound.llm.base import Message, Request
 from statebound.llm.testing import ScriptedLLM
-
-
-class S(TypedDict):
-    """LangGraph state: the history as (role, content) pairs, appended by each node."""
-
-    history: Annotated[list, operator.add]
 
 
 def stored_bytes(path: Path) -> int:
@@ -72,7 +64,7 @@ async def statebound_side(turns: int, runs: int, work: Path, *, stored: bool,
 
 def langgraph_side(turns: int, runs: int, work: Path) -> tuple[float, int]:
     from langgraph.checkpoint.sqlite import SqliteSaver
-    from langgraph.graph import END, START, StateGraph
+    from langgraph.graph import END
 
     script: deque[str] = deque()  # the replies; LangGraph's nodes are sync here (SqliteSaver is)
     spent = [0.0]
@@ -81,7 +73,7 @@ def langgraph_side(turns: int, runs: int, work: Path) -> tuple[float, int]:
         return script.popleft()
 
     def make_node(name: str):
-        def node(state: S) -> dict:
+        def node(state: dict) -> dict:
             instruction = ("user", f"Instruction for {name}")
             messages = tuple(Message(role, content) for role, content in [*state["history"], instruction])
             begin = time.perf_counter()
@@ -92,21 +84,11 @@ def langgraph_side(turns: int, runs: int, work: Path) -> tuple[float, int]:
         return node
 
     def make_router(following: str):
-        def route(state: S) -> str:
+        def route(state: dict) -> str:
             content = state["history"][-1][1]
             return END if "done" in content else following
 
         return route
-
-    def graph(saver: SqliteSaver):
-        builder = StateGraph(S)
-        for name in STATES:
-            builder.add_node(name, make_node(name))
-        builder.add_edge(START, "S0")
-        for i, name in enumerate(STATES):
-            following = STATES[(i + 1) % len(STATES)]
-            builder.add_conditional_edges(name, make_router(following), [following, END])
-        return builder.compile(checkpointer=saver)
 
     def run(app, thread: str) -> None:
         script.extend(replies(turns))
@@ -115,13 +97,13 @@ def langgraph_side(turns: int, runs: int, work: Path) -> tuple[float, int]:
         assert out["history"][-1][1] == "done"
 
     with sqlite3.connect(work / "langgraph.db", check_same_thread=False) as conn:
-        app = graph(SqliteSaver(conn))
+        app = langgraph_app(make_node, make_router, SqliteSaver(conn))
         start = time.perf_counter()
         for i in range(runs):
             run(app, f"t{i}")
         wall = time.perf_counter() - start
     with sqlite3.connect(work / "one-langgraph.db", check_same_thread=False) as conn:
-        run(graph(SqliteSaver(conn)), "t")
+        run(langgraph_app(make_node, make_router, SqliteSaver(conn)), "t")
     return (wall - spent[0]) / (runs * turns) * 1e6, stored_bytes(work / "one-langgraph.db")
 
 

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from statebound.errors import DefinitionError
 from statebound.flow import draw, engine
 from statebound.flow.listeners import Event, EventCallback
-from statebound.flow.live.session import resume_thread, run_thread
+from statebound.flow.live.session import Running, run_thread
 from statebound.flow.live.store import Checkpointer
 from statebound.flow.machine import Machine
 from statebound.flow.result import RunResult
@@ -70,8 +70,8 @@ class Flow(Machine):
                                         record_events=record_events)
         if checkpointer is None or thread is None:
             raise DefinitionError("pass both checkpointer= and thread= to store a run (or neither)")
-        return await run_thread(self, task, store=checkpointer, thread=thread, llm=llm, deps=deps,
-                                        on_event=on_event, record_events=record_events)
+        running = Running(llm, deps, on_event, record_events)
+        return await run_thread(self, thread, store=checkpointer, running=running, task=task)
 
     async def resume(
         self,
@@ -86,8 +86,8 @@ class Flow(Machine):
     ) -> RunResult:
         """Continue the stored ``thread`` from its last checkpoint. ``input`` answers the question
         a paused thread waits on (``result.pending``); a finished thread returns its result."""
-        return await resume_thread(self, thread, store=checkpointer, reply=input, llm=llm,
-                                           deps=deps, on_event=on_event, record_events=record_events)
+        running = Running(llm, deps, on_event, record_events)
+        return await run_thread(self, thread, store=checkpointer, running=running, reply=input)
 
     async def stream(self, task: str, *, llm: LLM | None = None, deps: Any = None) -> AsyncIterator[Event]:
         """Run and yield each event as it happens; the last one is ``RunFinished`` (with the result)."""

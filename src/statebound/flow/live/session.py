@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from statebound.errors import CheckpointError
@@ -30,48 +31,50 @@ from statebound.flow.machine import Machine
 from statebound.flow.result import ExitReason, RunResult
 from statebound.llm.base import LLM
 
-__all__ = ["REPEAT", "SKIP", "resume_thread", "run_thread"]
+__all__ = ["REPEAT", "SKIP", "Running", "run_thread"]
 
 REPEAT, SKIP = "repeat", "skip"  # the answers to "a tool that must not run twice was interrupted"
 
 
-async def run_thread(machine: Machine, task: str, *, store: Checkpointer, thread: str, llm: LLM | None,
-                     deps: Any, on_event: EventCallback | Sequence[EventCallback] | None,
-                     record_events: bool) -> RunResult:
-    """Run ``task`` as ``thread``; a thread stored already continues from its last checkpoint."""
+@dataclass(frozen=True, slots=True)
+class Running:
+    """How to run, as :meth:`Flow.run <statebound.flow.Flow.run>` takes it: the default model,
+    the tools' ``deps`` and the event listeners."""
+
+    llm: LLM | None = None
+    deps: Any = None
+    on_event: EventCallback | Sequence[EventCallback] | None = None
+    record_events: bool = True
+
+    async def execute(self, machine: Machine, task: str, *, hook: Recorder,
+                      snapshot: Snapshot | None = None) -> RunResult:
+        return await engine.execute(machine, task, llm=self.llm, deps=self.deps, on_event=self.on_event,
+                                    record_events=self.record_events, hook=hook, snapshot=snapshot)
+
+
+async def run_thread(machine: Machine, thread: str, *, store: Checkpointer, running: Running,
+                     task: str | None = None, reply: str | None = None) -> RunResult:
+    """Run ``thread``: a new one from the start on ``task``, a stored one from its last
+    checkpoint (``task``, if given, must be the one it started with; ``reply`` answers a pause)."""
     record = store.record(thread)
     if record is None:
+        if task is None:
+            raise CheckpointError(
+                f"{store.where} has no thread {thread!r}; start it with flow.run(task, checkpointer=..., "
+                f"thread={thread!r})"
+            )
         store.create_thread(ThreadRecord(thread, machine.name, task, signature(machine), created=time.time()))
-        return await engine.execute(machine, task, llm=llm, deps=deps, on_event=on_event,
-                                    record_events=record_events, hook=Recorder(store, thread, machine))
-    if record.task != task:
+        return await running.execute(machine, task, hook=Recorder(store, thread, machine))
+    if task is not None and record.task != task:
         raise CheckpointError(
             f"thread {thread!r} was started with another task ({record.task[:80]!r}); continue it "
             f"with flow.resume({thread!r}, ...) or give this task a new thread name"
         )
-    return await _continue(machine, record, store=store, reply=None, llm=llm, deps=deps,
-                           on_event=on_event, record_events=record_events)
-
-
-async def resume_thread(machine: Machine, thread: str, *, store: Checkpointer, reply: str | None,
-                        llm: LLM | None, deps: Any,
-                        on_event: EventCallback | Sequence[EventCallback] | None,
-                        record_events: bool) -> RunResult:
-    """Continue ``thread`` from its last checkpoint (``reply`` answers a pause)."""
-    record = store.record(thread)
-    if record is None:
-        raise CheckpointError(
-            f"{store.where} has no thread {thread!r}; start it with flow.run(task, checkpointer=..., "
-            f"thread={thread!r})"
-        )
-    return await _continue(machine, record, store=store, reply=reply, llm=llm, deps=deps,
-                           on_event=on_event, record_events=record_events)
+    return await _continue(machine, record, store=store, reply=reply, running=running)
 
 
 async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpointer, reply: str | None,
-                    llm: LLM | None, deps: Any,
-                    on_event: EventCallback | Sequence[EventCallback] | None,
-                    record_events: bool) -> RunResult:
+                    running: Running) -> RunResult:
     thread = record.thread
     changed = differences(record.signature, machine)
     if changed:
@@ -83,8 +86,7 @@ async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpoint
     if not lineage:  # it died before its first commit, so nothing it did reached outside
         if reply is not None:
             raise CheckpointError(f"thread {thread!r} waits for no input (it has no checkpoint yet)")
-        return await engine.execute(machine, record.task, llm=llm, deps=deps, on_event=on_event,
-                                    record_events=record_events, hook=Recorder(store, thread, machine))
+        return await running.execute(machine, record.task, hook=Recorder(store, thread, machine))
     folded = fold(lineage, record.task)
     waiting = folded.kind == "pause"
     if reply is not None and not waiting:
@@ -100,8 +102,7 @@ async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpoint
         snapshot = dataclasses.replace(snapshot, reply=reply)
     recorder = Recorder(store, thread, machine, seq=folded.next_seq,
                         entries=len(folded.resume_from.history), calls=len(snapshot.calls))
-    return await engine.execute(machine, record.task, llm=llm, deps=deps, on_event=on_event,
-                                record_events=record_events, hook=recorder, snapshot=snapshot)
+    return await running.execute(machine, record.task, hook=recorder, snapshot=snapshot)
 
 
 def _context(machine: Machine, snapshot: Snapshot) -> RunContext:

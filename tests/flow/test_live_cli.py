@@ -81,6 +81,16 @@ def test_pause_answer_crash_resume_and_listing(project):
     assert again.exit_code == 2 and "add --resume to continue it" in again.output
 
 
+def test_a_person_at_the_terminal_answers_the_pause(project, monkeypatch):
+    monkeypatch.setattr("statebound.cli.run.at_terminal", lambda: True)
+    result = runner.invoke(app, ["run", f"{project / 'flows.py'}:flow", "--model", "function:cat_model:respond",
+                                 "--store", str(project / "runs.db"), "--thread", "t2", "--task", "cats"],
+                           input="no\n")
+    assert result.exit_code == 0, result.output
+    assert "t2 is paused: Publish it?" in result.output and "human: no" in result.output
+    assert "exit: End (final)" in result.output
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--model", "gpt-17"], "unknown model 'gpt-17'"),
     (["--model", "scripted", "--model-option", "colour=blue"], "unknown option(s) colour"),

@@ -179,10 +179,15 @@ def _start(flow: Flow, task: str | None, flow_ref: str, store: Checkpointer | No
     return flow.run_sync(task, checkpointer=store, thread=thread, **running)
 
 
+def at_terminal() -> bool:
+    """Whether a person can answer here (stdin is a terminal)."""
+    return sys.stdin.isatty()
+
+
 def _answer_pause(console: Console, result: RunResult, flow: Flow, store: Checkpointer, thread: str,
                   **running: Any) -> RunResult:
     """Ask the person at the terminal while the thread is paused (nobody there: leave it paused)."""
-    while result.exit_reason.value == "paused" and sys.stdin.isatty():
+    while result.exit_reason.value == "paused" and at_terminal():
         console.print(f"[magenta]{thread} is paused: {result.pending}[/]")
         answer = typer.prompt("answer")
         result = flow.resume_sync(thread, checkpointer=store, input=answer, **running)

@@ -6,7 +6,9 @@ import dataclasses
 
 import pytest
 from live_helpers import Killed, counting_llm, kill_after, looping_flow
+from typer.testing import CliRunner
 
+from statebound.cli.app import app
 from statebound.errors import CheckpointError
 from statebound.flow import AskHuman, CallLLM, ExitReason, Flow, State, always, contains
 from statebound.flow.live import PostgresCheckpointer, open_checkpointer
@@ -50,6 +52,8 @@ def test_pause_fork_and_listing(postgres_url):
         listing = {t.thread: (t.status, t.state, t.parent) for t in store.threads()}
     assert sent.exit_reason is ExitReason.FINAL and forked.history[1].content == "better draft"
     assert listing == {"t": ("final", "Send", None), "t2": ("final", "Send", "t")}
+    listed = CliRunner().invoke(app, ["threads", postgres_url, "t2"])
+    assert listed.exit_code == 0 and "llm: 'draft'" in listed.output and "fork" in listed.output  # read through t
 
 
 def test_two_writers_of_one_thread_cannot_both_write(postgres_url):

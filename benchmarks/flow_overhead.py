@@ -73,8 +73,23 @@ async def bench_statebound(runs: int, turns: int, *, record_events: bool) -> tup
     return (wall - llm.seconds) / transitions * 1e6, transitions
 
 
-async def bench_langgraph(runs: int, turns: int) -> tuple[float, int]:
+def langgraph_app(make_node, make_router, checkpointer=None):
+    """The machine as a LangGraph graph: ``make_node(name)`` runs a state, ``make_router(next)``
+    picks the edge after it (``END`` or ``next``)."""
     from langgraph.graph import END, START, StateGraph
+
+    graph = StateGraph(S)
+    for name in STATES:
+        graph.add_node(name, make_node(name))
+    graph.add_edge(START, "S0")
+    for i, name in enumerate(STATES):
+        following = STATES[(i + 1) % len(STATES)]
+        graph.add_conditional_edges(name, make_router(following), [following, END])
+    return graph.compile(checkpointer=checkpointer)
+
+
+async def bench_langgraph(runs: int, turns: int) -> tuple[float, int]:
+    from langgraph.graph import END
 
     llm = TimedLLM(ScriptedLLM())
 
@@ -99,14 +114,7 @@ async def bench_langgraph(runs: int, turns: int) -> tuple[float, int]:
 
         return route
 
-    graph = StateGraph(S)
-    for name in STATES:
-        graph.add_node(name, make_node(name))
-    graph.add_edge(START, "S0")
-    for i, name in enumerate(STATES):
-        following = STATES[(i + 1) % len(STATES)]
-        graph.add_conditional_edges(name, make_router(following), [following, END])
-    app = graph.compile()
+    app = langgraph_app(make_node, make_router)
     transitions = 0
     start = time.perf_counter()
     for _ in range(runs):

@@ -4,7 +4,9 @@
 #   scripts/mariadb.sh start|stop|status
 # Settings (environment): STATEBOUND_MARIADB_DIR (default ${XDG_CACHE_HOME:-~/.cache}/statebound/mariadb),
 # STATEBOUND_MYSQL_PORT (default 3407). Agents connect as statebound/statebound, which may read and
-# change rows of the Spider databases but not their schema.
+# change rows of the Spider databases but not their schema, and nothing else (no FILE privilege, no
+# global privilege). Each start re-applies the accounts: only root (through the socket) and
+# statebound exist; the dump's own `admin` superuser is dropped.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,6 +17,7 @@ datadir="$base/data"
 socket="$base/mysqld.sock"
 pidfile="$base/mysqld.pid"
 log="$base/mysqld.log"
+files="$base/files"  # secure_file_priv: the only directory FILE statements could use (kept empty)
 
 find_bin() { for name in "$@"; do command -v "$name" 2>/dev/null && return 0; [ -x "/usr/sbin/$name" ] && { echo "/usr/sbin/$name"; return 0; }; done; return 1; }
 server="$(find_bin mariadbd mysqld)" || { echo "mariadb-server is not installed (apt-get install mariadb-server)" >&2; exit 1; }
@@ -27,7 +30,7 @@ user_args=()
 [ "$(id -u)" = 0 ] && user_args=(--user="$(id -un)")
 
 start() {
-  mkdir -p "$base"
+  mkdir -p "$base" "$files"
   if running; then echo "mariadb already running (pid $(cat "$pidfile"), port $port)"; return 0; fi
   if [ ! -d "$datadir/mysql" ]; then
     "$installer" --no-defaults --datadir="$datadir" --auth-root-authentication-method=normal \
@@ -36,7 +39,8 @@ start() {
   fi
   "$server" --no-defaults --datadir="$datadir" --socket="$socket" --pid-file="$pidfile" \
     --port="$port" --bind-address=127.0.0.1 --lower-case-table-names=1 --log-error="$log" \
-    --skip-name-resolve --innodb-buffer-pool-size=64M --max-connections=200 "${user_args[@]}" >/dev/null 2>&1 &
+    --skip-name-resolve --innodb-buffer-pool-size=64M --max-connections=200 \
+    --local-infile=0 --secure-file-priv="$files" "${user_args[@]}" >/dev/null 2>&1 &
   for _ in $(seq 1 60); do
     sql -e "SELECT 1" >/dev/null 2>&1 && break
     sleep 0.5
@@ -44,17 +48,28 @@ start() {
   sql -e "SELECT 1" >/dev/null 2>&1 || { echo "mariadb did not start; see $log" >&2; exit 1; }
   if [ ! -f "$base/loaded" ] || [ "$(cat "$base/loaded")" != "$(sha256sum "$dump" | cut -c1-16)" ]; then
     sql < "$dump"
-    dbs="$(grep -o 'USE `[^`]*`' "$dump" | sed 's/USE `\(.*\)`/\1/')"
-    {
-      echo "CREATE USER IF NOT EXISTS 'statebound'@'%' IDENTIFIED BY 'statebound';"
-      for db in $dbs; do
-        echo "GRANT SELECT, INSERT, UPDATE, DELETE, SHOW VIEW, CREATE TEMPORARY TABLES ON \`$db\`.* TO 'statebound'@'%';"
-      done
-      echo "FLUSH PRIVILEGES;"
-    } | sql
     sha256sum "$dump" | cut -c1-16 > "$base/loaded"
   fi
+  accounts
   echo "mariadb running (pid $(cat "$pidfile"), 127.0.0.1:$port, socket $socket)"
+}
+
+# Only root@localhost (socket) and statebound may log in; statebound may read and change rows of the
+# Spider databases. Its password is set again: MariaDB lets any user change its own (SET PASSWORD).
+accounts() {
+  dbs="$(grep -o 'USE `[^`]*`' "$dump" | sed 's/USE `\(.*\)`/\1/')"
+  others="$(sql -N -e "SELECT CONCAT(QUOTE(user), '@', QUOTE(host)) FROM mysql.user
+    WHERE NOT ((user = 'root' AND host = 'localhost') OR user IN ('statebound', 'mariadb.sys'))")"
+  {
+    for account in $others; do echo "DROP USER $account;"; done
+    echo "CREATE USER IF NOT EXISTS 'statebound'@'%' IDENTIFIED BY 'statebound';"
+    echo "ALTER USER 'statebound'@'%' IDENTIFIED BY 'statebound';"
+    echo "REVOKE ALL PRIVILEGES, GRANT OPTION FROM 'statebound'@'%';"
+    for db in $dbs; do
+      echo "GRANT SELECT, INSERT, UPDATE, DELETE, SHOW VIEW ON \`$db\`.* TO 'statebound'@'%';"
+    done
+    echo "FLUSH PRIVILEGES;"
+  } | sql
 }
 
 stop() {

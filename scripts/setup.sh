@@ -8,12 +8,14 @@ VENV=.venv
 STAMP="$VENV/.installed-$(cat pyproject.toml scripts/setup.sh | sha1sum | cut -c1-12)"
 [ -f "$STAMP" ] && exit 0
 
-# System packages: bubblewrap (the Bash sandbox), MariaDB (the MySQL-compatible SQL backend) and
-# Graphviz (SVG diagrams of flows and specs).
+# System packages: bubblewrap (the Bash sandbox), MariaDB (the MySQL-compatible SQL backend),
+# Graphviz (SVG diagrams of flows and specs) and PostgreSQL (the tests of the PostgreSQL
+# checkpointer start a private server).
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || need+=(mariadb-server)
 command -v dot >/dev/null || need+=(graphviz)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
     echo "setup: installing ${need[*]} with apt-get"

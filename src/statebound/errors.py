@@ -49,6 +49,12 @@ class EnvironmentUnavailable(StateboundError):
     """An environment cannot start (database not reachable, sandbox missing); the message names the fix."""
 
 
+class CheckpointError(StateboundError):
+    """A flow's checkpoint store cannot be used as asked: damaged or unreachable, or a thread that
+    does not fit the request (another flow, another task, no such thread); the message names the
+    thread, checkpoint or server, and the fix."""
+
+
 class BudgetExceeded(StateboundError):
     """A token, turn or time budget ran out."""
 

@@ -23,6 +23,7 @@ class ExitReason(str, Enum):  # noqa: UP042 - str() stays "ExitReason.X" as befo
     CONTEXT = "context"  # a prompt no longer fitted the model's context window
     ERROR = "error"  # a tool, an LLM or the flow itself failed, and the agent reported it
     CRASHED = "crashed"  # an exception escaped the agent; the harness caught it
+    PAUSED = "paused"  # a flow waits for a person (see AskHuman); RunResult.pending asks
 
     @classmethod
     def parse(cls, value: str) -> ExitReason:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from postgres_server import postgres_server, postgres_url  # noqa: F401 - fixtures of the PostgreSQL tests
 
 from statebound.flow import (
     CallLLM,

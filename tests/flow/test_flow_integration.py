@@ -25,3 +25,38 @@ async def test_arithmetic_example_with_smollm2():
     assert result.exit_state in {"End", "Error", "Calculate"}
     if result.ok:
         assert answer_of(result) is not None
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama_cpp is not installed yet")
+async def test_arithmetic_example_killed_and_resumed_with_smollm2(tmp_path):
+    """Stored, killed after its first commit (the model's first reply), resumed in a new store
+    object: the model is asked only what it was not asked before, and the run ends as an
+    uninterrupted one does (greedy decoding repeats itself)."""
+    from live_helpers import Killed, kill_after
+
+    from statebound.flow.live import SQLiteCheckpointer
+    from statebound.llm.registry import open_model
+
+    flow, task = load_example("arithmetic"), example_task("arithmetic")
+    whole_llm, llm = CountingLLM(open_model("smollm2")), CountingLLM(open_model("smollm2"))
+    whole = await flow.run(task, llm=whole_llm)
+    with pytest.raises(Killed):
+        await flow.run(task, llm=llm, checkpointer=kill_after(SQLiteCheckpointer(tmp_path / "s.db"), 1), thread="t")
+    assert llm.calls == 1
+    with SQLiteCheckpointer(tmp_path / "s.db") as store:
+        resumed = await flow.resume("t", checkpointer=store, llm=llm)
+    assert llm.calls == whole_llm.calls  # nothing asked twice
+    assert (resumed.history, resumed.trajectory, resumed.exit_reason) == (whole.history, whole.trajectory,
+                                                                          whole.exit_reason)
+
+
+class CountingLLM:
+    """Passes requests to ``inner`` and counts them."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.calls = inner, 0
+        self.model, self.capabilities = inner.model, inner.capabilities
+
+    async def complete(self, request):
+        self.calls += 1
+        return await self.inner.complete(request)

@@ -96,5 +96,7 @@ async def test_a_double_that_does_not_score_refuses_a_scoring_request():
         await llm.complete(Request(prompt="ctx", score="text"))
     with pytest.raises(ValueError, match="without a grammar"):
         Request(prompt="ctx", score="text", grammar='root ::= "x"')
-    with pytest.raises(ValueError, match="continues a prompt"):
-        Request(messages=(), score="text")
+    with pytest.raises(ValueError, match="continues the prompt once"):
+        Request(prompt="ctx", score=("a", "b"), n=2)
+    with pytest.raises(ValueError, match="non-empty tuple"):
+        Request(prompt="ctx", score=())

@@ -1,10 +1,6 @@
-"""MariaDB backend: needs `scripts/mariadb.sh` to start a private server (skipped if it cannot)."""
+"""MariaDB backend: needs `scripts/mariadb.sh` to start a private server (conftest; skipped if it cannot)."""
 
 from __future__ import annotations
-
-import subprocess
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -12,7 +8,6 @@ from statebound.envs.sql import SqlEnvironment, load_tasks
 from statebound.envs.sql.mysql_backend import MySqlBackend, MySqlConfig, refusal_reason
 from statebound.errors import EnvironmentUnavailable
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "mariadb.sh"
 NETWORK_TASK = next(t.id for t in load_tasks() if t.db == "network_1")
 
 
@@ -28,21 +23,6 @@ def test_refusals_cover_statements_that_commit() -> None:
 def test_unreachable_server_names_the_script() -> None:
     with pytest.raises(EnvironmentUnavailable, match="scripts/mariadb.sh start"):
         MySqlBackend(config=MySqlConfig(host="127.0.0.1", port=1))
-
-
-def _script(command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(SCRIPT), command], capture_output=True, text=True, timeout=180, check=False)
-
-
-@pytest.fixture(scope="module")
-def mysql_backend() -> Iterator[MySqlBackend]:
-    was_running = _script("status").returncode == 0
-    started = _script("start")
-    if started.returncode != 0:
-        pytest.skip(f"scripts/mariadb.sh start failed: {started.stderr.strip() or started.stdout.strip()}")
-    yield MySqlBackend()
-    if not was_running:  # leave the machine as the tests found it
-        _script("stop")
 
 
 @pytest.mark.integration
@@ -65,7 +45,7 @@ def test_mysql_destructive_sql_stays_inside_its_episode(mysql_backend: MySqlBack
     assert first.step("execute[DELETE FROM likes]").ok
     assert first.step("execute[UPDATE highschooler SET name = 'x']").ok
     dropped = first.step("execute[DROP TABLE friend]")
-    assert not dropped.ok and "disabled" in dropped.observation
+    assert not dropped.ok and "not allowed in this environment" in dropped.observation
     committed = first.step("execute[COMMIT]")
     assert not committed.ok
     assert first.step("execute[SELECT count(*) FROM likes]").observation == "[(0,)]"

@@ -36,4 +36,5 @@ from statebound.cli import show as _show  # noqa: E402,F401
 from statebound.cli import status as _status  # noqa: E402,F401
 from statebound.cli import models as _models  # noqa: E402,F401
 from statebound.cli import run as _run  # noqa: E402,F401  (flow engine: run, flow draw)
+from statebound.cli import threads as _threads  # noqa: E402,F401  (live flows: threads)
 from statebound.cli import spec as _spec  # noqa: E402,F401  (behaviour specs: check, draw, show)

@@ -1,8 +1,11 @@
-"""``statebound run`` (run a flow on a task), ``statebound flow draw`` (diagrams of a flow) and
-``statebound flow check`` (static checks of a flow).
+"""``statebound run`` (run a flow on a task, optionally stored as a thread that ``--resume``
+continues), ``statebound flow draw`` (diagrams of a flow) and ``statebound flow check`` (static
+checks of a flow).
 
 A flow is named by a bundled example (``arithmetic``, ``research``) or by ``path.py:variable``
-(a Flow, or a function without arguments that returns one).
+(a Flow, or a function without arguments that returns one). Mistakes (an unknown model, a bad
+config file, a flow file that does not load, a damaged store) end the command with one line on
+stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -11,18 +14,23 @@ import importlib.util
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from statebound.cli.app import app
+from statebound.errors import DefinitionError, StateboundError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from statebound.flow import Event, Flow, RunResult
+    from statebound.flow.live import Checkpointer
+    from statebound.llm.base import LLM
 
 flow_app = typer.Typer(help="Inspect flows: draw their diagrams, check them.", no_args_is_help=True)
 app.add_typer(flow_app, name="flow")
@@ -30,8 +38,40 @@ app.add_typer(flow_app, name="flow")
 FLOW_HELP = "A bundled example (arithmetic, research) or a Python file and variable: path.py:flow"
 
 
+@contextmanager
+def one_line_errors() -> Iterator[None]:
+    """A statebound error ends the command with ``error: ...`` on stderr and exit status 2."""
+    try:
+        yield
+    except StateboundError as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2) from None
+
+
+def _exec_flow_file(path: Path) -> object:
+    """Run the file as a module; what it raises becomes one DefinitionError naming the line."""
+    spec = importlib.util.spec_from_file_location(f"_statebound_user_flow_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise DefinitionError(f"cannot import {path}; is it a Python file?")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent.resolve()))
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise DefinitionError(f"{path}:{exc.lineno}: {exc.msg} (a Python syntax error in the flow file)") from None
+    except StateboundError:
+        raise
+    except Exception as exc:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+        where = f"{path}:{frames[-1].lineno}" if frames else str(path)
+        raise DefinitionError(f"{where}: {type(exc).__name__}: {exc} (while loading the flow file)") from None
+    finally:
+        sys.path.pop(0)
+    return module
+
+
 def load_flow(ref: str) -> Flow:
-    """The flow ``ref`` names (bundled example or ``path.py:variable``); BadParameter otherwise."""
+    """The flow ``ref`` names (bundled example or ``path.py:variable``); DefinitionError otherwise."""
     from statebound.examples import EXAMPLES, load_example
     from statebound.flow import Flow
 
@@ -39,36 +79,38 @@ def load_flow(ref: str) -> Flow:
         return load_example(ref)
     path_text, _, variable = ref.rpartition(":")
     if not path_text or not variable:
-        raise typer.BadParameter(
+        raise DefinitionError(
             f"{ref!r} is neither a bundled example ({', '.join(sorted(EXAMPLES))}) nor path.py:variable"
         )
     path = Path(path_text)
     if not path.is_file():
-        raise typer.BadParameter(f"no such file {path}; give path.py:variable, e.g. my_flows.py:flow")
-    spec = importlib.util.spec_from_file_location(f"_statebound_user_flow_{path.stem}", path)
-    if spec is None or spec.loader is None:
-        raise typer.BadParameter(f"cannot import {path}; is it a Python file?")
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.parent.resolve()))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.pop(0)
+        raise DefinitionError(f"no such file {path}; give path.py:variable, e.g. my_flows.py:flow")
+    module = _exec_flow_file(path)
     if not hasattr(module, variable):
         names = sorted(n for n, v in vars(module).items() if isinstance(v, Flow))
-        raise typer.BadParameter(f"{path} has no variable {variable!r}; flows defined there: {names}")
+        raise DefinitionError(f"{path} has no variable {variable!r}; flows defined there: {names}")
     value = getattr(module, variable)
     if not isinstance(value, Flow) and callable(value):
         value = value()
     if not isinstance(value, Flow):
-        raise typer.BadParameter(f"{path}:{variable} is a {type(value).__name__}, not a statebound.flow.Flow")
+        raise DefinitionError(f"{path}:{variable} is a {type(value).__name__}, not a statebound.flow.Flow")
     return value
+
+
+def open_flow_model(name: str | None, options: list[str]) -> LLM:
+    """The model ``name`` (default: ``$STATEBOUND_MODEL``, the config file's ``model``, smollm2),
+    opened as ``statebound eval`` opens it (so ``function:module:responder`` works too)."""
+    from statebound.bench.models import ModelSpec, open_llm, parse_options
+    from statebound.llm.config import default_model
+
+    spec = ModelSpec(name or default_model(), parse_options(options, flag="--model-option"))
+    return open_llm(spec)
 
 
 def _printer(console: Console) -> Callable[[Event], None]:
     from rich.markup import escape
 
-    colours = {"task": "bold", "instruction": "cyan", "llm": "green", "tool": "yellow"}
+    colours = {"task": "bold", "instruction": "cyan", "llm": "green", "tool": "yellow", "human": "magenta"}
 
     def show(event: Event) -> None:
         kind = event.kind
@@ -110,43 +152,105 @@ def _print_usage(console: Console, result: RunResult) -> None:
         console.print(f"[red]error: {type(result.error).__name__}: {result.error}[/]")
 
 
+PAUSED_EXIT = 3  # the run waits for a person: continue with --resume --input TEXT
+
+
+def _check_thread_options(store: str | None, thread: str | None, resume: bool, answer: str | None) -> None:
+    if (store is None) != (thread is None):
+        raise DefinitionError("--store and --thread go together: --store PATH --thread ID stores the run")
+    if resume and thread is None:
+        raise DefinitionError("--resume needs --store PATH --thread ID (the thread to continue)")
+    if answer is not None and not resume:
+        raise DefinitionError("--input answers a paused thread: add --resume")
+
+
+def _start(flow: Flow, task: str | None, flow_ref: str, store: Checkpointer | None, thread: str | None,
+           **running: Any) -> RunResult:
+    """A new run (stored when a store is given: the thread must be new)."""
+    from statebound.examples import EXAMPLES, example_task
+
+    if task is None:
+        if flow_ref not in EXAMPLES:
+            raise DefinitionError("give the task with --task")
+        task = example_task(flow_ref)
+    if store is not None and store.record(thread) is not None:  # type: ignore[arg-type]
+        raise DefinitionError(f"{store.where} has a thread {thread!r} already: add --resume to continue it, "
+                              "or pick another --thread")
+    return flow.run_sync(task, checkpointer=store, thread=thread, **running)
+
+
+def at_terminal() -> bool:
+    """Whether a person can answer here (stdin is a terminal)."""
+    return sys.stdin.isatty()
+
+
+def _answer_pause(console: Console, result: RunResult, flow: Flow, store: Checkpointer, thread: str,
+                  **running: Any) -> RunResult:
+    """Ask the person at the terminal while the thread is paused (nobody there: leave it paused)."""
+    while result.exit_reason.value == "paused" and at_terminal():
+        console.print(f"[magenta]{thread} is paused: {result.pending}[/]")
+        answer = typer.prompt("answer")
+        result = flow.resume_sync(thread, checkpointer=store, input=answer, **running)
+    return result
+
+
 @app.command("run")
 def run_command(
     flow_ref: str = typer.Argument(..., metavar="FLOW", help=FLOW_HELP),
     task: str | None = typer.Option(None, "--task", "-t", help="The task (bundled examples have a default)."),
-    model: str = typer.Option("smollm2", "--model", "-m", help="Model spec for statebound.llm.registry.open_model."),
+    model: str | None = typer.Option(None, "--model", "-m", help="Model name, as for statebound eval (default: $STATEBOUND_MODEL, the config file's model, smollm2)."),
+    model_option: list[str] = typer.Option([], "--model-option", help="Option for the model, key=value; repeatable."),
     trace: Path | None = typer.Option(None, "--trace", help="Write every event to this JSONL file."),
     max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="Override the flow's turn limit."),
+    store_path: str | None = typer.Option(None, "--store", help="Store the run as a thread: a SQLite file or a postgresql:// URL."),
+    thread: str | None = typer.Option(None, "--thread", help="The thread's name in --store."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the stored --thread from its last checkpoint."),
+    answer: str | None = typer.Option(None, "--input", help="With --resume: the answer to the question a paused thread asks."),
 ) -> None:
-    """Run a flow on a task and print its trajectory state by state, then the usage."""
+    """Run a flow on a task and print its trajectory state by state, then the usage.
+
+    With --store and --thread every step is checkpointed; the same command with --resume
+    continues the thread after a crash, or answers its pending question (--input, or a prompt).
+    Exit status: 0 final state, 1 another end, 2 a mistake, 3 paused for input."""
     from rich.console import Console
 
-    from statebound.examples import EXAMPLES, example_task
+    from statebound.flow.live import open_checkpointer
     from statebound.flow.trace import JsonlTrace
 
-    flow = load_flow(flow_ref)
-    if max_turns is not None:
-        flow = flow.replace(max_turns=max_turns)
-    if task is None:
-        if flow_ref not in EXAMPLES:
-            raise typer.BadParameter("give the task with --task", param_hint="--task")
-        task = example_task(flow_ref)
-    from statebound.llm.registry import open_model
-
     console = Console()
-    llm = open_model(model)
-    sinks: list = [_printer(console)]
-    writer = JsonlTrace(trace) if trace is not None else None
-    if writer is not None:
-        sinks.append(writer)
-    try:
-        result = flow.run_sync(task, llm=llm, on_event=sinks, record_events=False)
-    finally:
+    with one_line_errors():
+        _check_thread_options(store_path, thread, resume, answer)
+        flow = load_flow(flow_ref)
+        if max_turns is not None:
+            flow = flow.replace(max_turns=max_turns)
+        llm = open_flow_model(model, model_option)
+        store = open_checkpointer(store_path) if store_path is not None else None
+        sinks: list = [_printer(console)]
+        writer = JsonlTrace(trace, append=resume) if trace is not None else None
         if writer is not None:
-            writer.close()
+            sinks.append(writer)
+        running: dict[str, Any] = {"llm": llm, "on_event": sinks, "record_events": False}
+        try:
+            if resume:
+                assert store is not None and thread is not None  # _check_thread_options
+                console.print(f"[dim]{thread}: continuing from its last checkpoint in {store.where}[/]")
+                result = flow.resume_sync(thread, checkpointer=store, input=answer, **running)
+            else:
+                result = _start(flow, task, flow_ref, store, thread, **running)
+            if store is not None and thread is not None:
+                result = _answer_pause(console, result, flow, store, thread, **running)
+        finally:
+            if writer is not None:
+                writer.close()
+            if store is not None:
+                store.close()
     _print_usage(console, result)
     if trace is not None:
         console.print(f"trace written to {trace}")
+    if result.exit_reason.value == "paused":
+        hint = "; answer with --resume --input TEXT" if thread is not None else ""
+        console.print(f"[magenta]paused: {result.pending}{hint}[/]")
+        raise typer.Exit(code=PAUSED_EXIT)
     if not result.ok:
         raise typer.Exit(code=1)
 
@@ -157,7 +261,8 @@ def draw_command(
     out: Path = typer.Option(Path("."), "--out", "-o", help="Directory for NAME.mmd, NAME.dot (and NAME.svg)."),
 ) -> None:
     """Write a flow's diagram as Mermaid (.mmd) and Graphviz (.dot), plus .svg if `dot` is installed."""
-    flow = load_flow(flow_ref)
+    with one_line_errors():
+        flow = load_flow(flow_ref)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for suffix, text in ((".mmd", flow.to_mermaid()), (".dot", flow.to_dot())):
@@ -182,14 +287,10 @@ def check_command(
 ) -> None:
     """Static checks: shadowed or duplicate transitions, states without a default, a turn limit too
     small to finish, loops without model or tool calls, visit limits that never apply."""
-    from statebound.errors import DefinitionError
     from statebound.flow.checks import check_flow
 
-    try:
+    with one_line_errors():  # the flow does not even load or build: its hard errors
         flow = load_flow(flow_ref)
-    except DefinitionError as exc:  # the flow does not even build: its hard errors
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
     diagnostics = check_flow(flow)
     for diagnostic in diagnostics:
         typer.echo(diagnostic.format(flow.name))

@@ -6,30 +6,45 @@ to the shared context history; then its transitions pick the next state, by rule
 (:func:`contains`, :func:`matches`, :func:`repeated`, :func:`tool_ok`, :func:`tool_failed`, :func:`always`,
 :func:`choose`) or by asking an LLM (:func:`llm_choice`). A run ends in a final state or at a
 limit (turns, visits per state, token budget) and returns a :class:`RunResult`.
+:class:`Pick` is a choice state's output: the model picks one of the candidates the run supplies,
+by its scores (or a choice grammar; or a seeded random draw, the control).
 :func:`check_flow` lints a flow for what is legal but almost certainly wrong.
 
 The SF_Agent view: ``State(..., agent=Agent(instruction, llm=...))`` gives a state its own
 instruction and model; the instruction is never stored in the shared history.
 
-See ``docs/flow.md`` for a walk-through.
+Live flows (:mod:`statebound.flow.live`): ``flow.run(task, checkpointer=..., thread=...)`` stores
+every step; ``flow.resume(thread, input=...)`` continues after a crash or a pause
+(:class:`AskHuman`); checkpointers list and fork threads.
+
+See ``docs/flow.md`` and ``docs/live-flows.md`` for a walk-through.
 """
 
 from __future__ import annotations
 
 from statebound.flow.checks import FlowDiagnostic, check_flow
+from statebound.flow.choice import (
+    ChoiceMethod,
+    Pick,
+    Picked,
+    choice_grammar,
+    last_pick,
+    offered,
+    picks,
+)
 from statebound.flow.context import RunContext
 from statebound.flow.events import (
     BudgetHit,
-    Event,
-    EventCallback,
     MessageAdded,
-    RunFinished,
     SpeakerSelected,
     StateEntered,
     TransitionTaken,
 )
 from statebound.flow.groupchat import AUTO, GroupChat, Role
 from statebound.flow.history import Entry, to_messages
+from statebound.flow.human import AskHuman
+from statebound.flow.listeners import Event, EventCallback, RunFinished
+from statebound.flow.live import Checkpointer, PostgresCheckpointer, SQLiteCheckpointer
 from statebound.flow.model import Flow, State
 from statebound.flow.outputs import Agent, CallLLM, CallTool, Instruction, Output, ToolResult
 from statebound.flow.result import CallRecord, ExitReason, RunResult
@@ -59,9 +74,17 @@ __all__ = [
     "CallLLM",
     "CallTool",
     "ToolResult",
+    "Pick",
+    "Picked",
+    "ChoiceMethod",
+    "choice_grammar",
+    "offered",
+    "last_pick",
+    "picks",
     "GroupChat",
     "Role",
     "AUTO",
+    "AskHuman",
     # transitions
     "Rule",
     "Decider",
@@ -85,6 +108,10 @@ __all__ = [
     "CallRecord",
     "Entry",
     "to_messages",
+    # live flows
+    "Checkpointer",
+    "SQLiteCheckpointer",
+    "PostgresCheckpointer",
     # events
     "Event",
     "EventCallback",

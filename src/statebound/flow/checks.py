@@ -12,12 +12,14 @@ from dataclasses import dataclass
 from types import CellType, FunctionType
 from typing import TYPE_CHECKING, Literal
 
+from statebound.flow.choice import Pick
 from statebound.flow.outputs import CallLLM, CallTool, Instruction
 from statebound.flow.rules import Rule
 from statebound.flow.validate import distances, reachable
 
 if TYPE_CHECKING:
-    from statebound.flow.model import Edge, Flow, State
+    from statebound.flow.machine import Machine
+    from statebound.flow.states import Edge, State
 
 __all__ = ["FlowDiagnostic", "check_flow"]
 
@@ -34,7 +36,7 @@ class FlowDiagnostic:
         return f"{where}: {self.severity}: {self.message} [{self.code}]"
 
 
-def check_flow(flow: Flow) -> list[FlowDiagnostic]:
+def check_flow(flow: Machine) -> list[FlowDiagnostic]:
     """Every finding about ``flow``: warnings first, then in the order of its states."""
     found: list[FlowDiagnostic] = []
     live = {s.name: _live_edges(s.name, flow.edges[s.name], found) for s in flow.states}
@@ -106,17 +108,17 @@ def _live_edges(state: str, edges: Sequence[Edge], found: list[FlowDiagnostic]) 
 
 def _always_fires(state: State, live: Sequence[Edge]) -> bool:
     """A catch-all, or tool_ok and tool_failed after a CallTool (its result is ok or failed, and
-    only instructions and LLM calls, which add no tool results, may follow it)."""
+    only instructions, LLM calls and picks, which add no tool results, may follow it)."""
     if any(e.catch_all for e in live):
         return True
-    tool = next((o for o in reversed(state.outputs) if not isinstance(o, Instruction | CallLLM)), None)
+    tool = next((o for o in reversed(state.outputs) if not isinstance(o, Instruction | CallLLM | Pick)), None)
     if not isinstance(tool, CallTool):
         return False
     statuses = {e.rule.tool_status for e in live if e.rule is not None and e.rule.tool_status}
     return {ok for name, ok in statuses if name in (None, tool.name)} == {True, False}
 
 
-def _static_loops(flow: Flow, live: dict[str, list[Edge]], found: list[FlowDiagnostic]) -> set[str]:
+def _static_loops(flow: Machine, live: dict[str, list[Edge]], found: list[FlowDiagnostic]) -> set[str]:
     """Report loops of states that add nothing but fixed instructions and whose rules read only
     the history: each pass sees the same history as the last, so a loop once taken repeats."""
     graph: dict[str, set[str]] = {}

@@ -4,24 +4,55 @@ A :class:`RunContext` is handed to every tool (``fn(ctx)``), rule (``test(ctx)``
 function. Read ``task``, ``deps``, ``history``, ``state``, ``turn`` and ``visits``; custom output
 functions write through :meth:`RunContext.add` and :meth:`RunContext.complete`, which keep the
 history, the usage accounting, the token budget and the event stream consistent.
+
+A stored run comes back as a :class:`Snapshot` (see :mod:`statebound.flow.live`), from which
+:meth:`RunContext.restore` rebuilds the context exactly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from statebound.errors import DefinitionError
-from statebound.flow.events import BudgetHit, Event, MessageAdded
+from statebound.flow.agent import Agent
+from statebound.flow.events import BudgetHit, MessageAdded, StepEvent
 from statebound.flow.history import Entry, EntryRole, MessageCache, Source, system_text
 from statebound.flow.result import CallKind, CallRecord, ExitReason
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
 
-if TYPE_CHECKING:
-    from statebound.flow.model import Flow
-    from statebound.flow.outputs import Agent
+__all__ = ["MachineInfo", "PauseRun", "RunContext", "Snapshot", "StopRun"]
 
-__all__ = ["RunContext", "StopRun"]
+
+class StateInfo(Protocol):
+    """What a run reads of a state besides running it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+
+class MachineInfo(Protocol):
+    """What a run reads of its flow (``ctx.flow``): a :class:`~statebound.flow.machine.Machine`."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def initial(self) -> str: ...
+
+    @property
+    def system(self) -> str | None: ...
+
+    @property
+    def token_budget(self) -> int | None: ...
+
+    @property
+    def states_by_name(self) -> Mapping[str, StateInfo]: ...
 
 
 class StopRun(Exception):
@@ -30,6 +61,35 @@ class StopRun(Exception):
     def __init__(self, reason: ExitReason, detail: str) -> None:
         self.reason = reason
         super().__init__(detail)
+
+
+class PauseRun(StopRun):
+    """Raised by an output function that waits for a person: the run ends ``PAUSED`` with
+    ``question`` pending; a resumed run gives the answer in ``ctx.reply``."""
+
+    def __init__(self, question: str) -> None:
+        self.question = question
+        super().__init__(ExitReason.PAUSED, question)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Where a stored run stands: everything needed to continue it at the exact point.
+
+    ``step`` is the index of the next output function of ``state`` to run (-1: ``state`` is
+    still to be entered); ``trajectory`` lists the states entered so far; ``reply`` is a
+    person's answer given on resume, for the output function that asked.
+    """
+
+    task: str
+    history: tuple[Entry, ...]
+    calls: tuple[CallRecord, ...]
+    trajectory: tuple[str, ...]
+    state: str
+    turn: int
+    step: int
+    entered_at: int
+    reply: str | None = None
 
 
 class RunContext:
@@ -46,8 +106,10 @@ class RunContext:
         "entered_at",
         "flow",
         "history",
+        "reply",
         "speaker",
         "state",
+        "step",
         "task",
         "turn",
         "usage",
@@ -58,11 +120,11 @@ class RunContext:
     def __init__(
         self,
         *,
-        flow: Flow,
+        flow: MachineInfo,
         task: str,
         deps: Any,
         llm: LLM | None,
-        emit: Callable[[Event], None] | None,
+        emit: Callable[[StepEvent], None] | None,
         cost: Callable[[str, Usage], float | None],
     ) -> None:
         self.flow = flow
@@ -73,6 +135,8 @@ class RunContext:
         self.turn = 0
         self.visits: dict[str, int] = {}
         self.entered_at = 0  # history index at which the current state visit began
+        self.step = -1  # checkpointed runs: the output function now running (-1: entering the state)
+        self.reply: str | None = None  # a person's answer, given on resume, not yet taken
         self.agent: Agent | None = None  # the current state's (or group-chat role's) agent
         self.speaker: str | None = None  # the group-chat role now speaking
         self.calls: list[CallRecord] = []
@@ -82,6 +146,19 @@ class RunContext:
         self._emit = emit
         self._cost = cost
         self._messages = MessageCache()
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Take the place of a stored run: its history, usage, calls, counters and position."""
+        self.history[:] = snapshot.history
+        self.calls[:] = snapshot.calls
+        for call in snapshot.calls:
+            self.usage = self.usage + call.usage
+            previous = self.usage_by_state.get(call.state)
+            self.usage_by_state[call.state] = call.usage if previous is None else previous + call.usage
+        self.visits.update(Counter(snapshot.trajectory))
+        self.state, self.turn, self.step = snapshot.state, snapshot.turn, snapshot.step
+        self.entered_at = snapshot.entered_at
+        self.reply = snapshot.reply
 
     # ---- reading -------------------------------------------------------------------------
     @property
@@ -119,7 +196,7 @@ class RunContext:
         return llm
 
     # ---- writing (for output functions) ---------------------------------------------------
-    def emit(self, event: Event) -> None:
+    def emit(self, event: StepEvent) -> None:
         """Send an event to the run's listeners (no-op when nobody listens)."""
         if self._emit is not None:
             self._emit(event)

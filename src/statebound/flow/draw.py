@@ -5,17 +5,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from statebound.flow.model import Flow
+    from statebound.flow.machine import Machine
 
 __all__ = ["output_labels", "to_dot", "to_mermaid"]
 
 
-def output_labels(flow: Flow, state: str) -> list[str]:
+def output_labels(flow: Machine, state: str) -> list[str]:
     """Short names of a state's output functions, e.g. ``["Instruction", "LLM", "Tool(run_sql)"]``."""
     return [getattr(o, "label", type(o).__name__) for o in flow.states_by_name[state].outputs]
 
 
-def _edges(flow: Flow) -> list[tuple[str, str, str]]:
+def _edges(flow: Machine) -> list[tuple[str, str, str]]:
     edges: list[tuple[str, str, str]] = []
     for state in flow.states:
         for edge in flow.edges[state.name]:
@@ -32,7 +32,7 @@ def _mermaid_text(text: str) -> str:
     return text.replace(":", "#58;").replace('"', "#quot;").replace("\n", " ")
 
 
-def to_mermaid(flow: Flow) -> str:
+def to_mermaid(flow: Machine) -> str:
     lines = ["stateDiagram-v2", f"    [*] --> {_mermaid_id(flow.initial)}"]
     for state in flow.states:
         sid = _mermaid_id(state.name)
@@ -51,7 +51,7 @@ def _dot_text(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
 
 
-def to_dot(flow: Flow) -> str:
+def to_dot(flow: Machine) -> str:
     lines = [f'digraph "{_dot_text(flow.name)}" {{', "    rankdir=LR;", '    node [shape=box, style=rounded];']
     lines.append('    "__start__" [shape=point];')
     lines.append(f'    "__start__" -> "{_dot_text(flow.initial)}";')

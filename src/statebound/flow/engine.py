@@ -8,30 +8,40 @@
         state = transition(state, history); turns += 1
     return state, history
 
-plus per-state visit limits, a token budget, usage accounting and events.
+plus per-state visit limits, a token budget, usage accounting and events. A :class:`RunHook`
+(a checkpointer's recorder, :mod:`statebound.flow.live`) is told of every step; a
+:class:`~statebound.flow.context.Snapshot` puts the loop back where a stored run stood: in its
+state, at the output function it had reached.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from statebound.errors import ContextOverflow, DefinitionError
-from statebound.flow.context import RunContext, StopRun
-from statebound.flow.events import (
-    BudgetHit,
-    Event,
-    EventCallback,
-    RunFinished,
-    StateEntered,
-    TransitionTaken,
-)
+from statebound.flow.context import PauseRun, RunContext, Snapshot, StopRun
+from statebound.flow.events import BudgetHit, StateEntered, TransitionTaken
+from statebound.flow.listeners import Event, EventCallback, Listeners, RunFinished, sinks_of
+from statebound.flow.machine import Machine
 from statebound.flow.result import ExitReason, RunResult
+from statebound.flow.states import Edge
 from statebound.llm.base import LLM, Usage
 
-__all__ = ["execute", "stream"]
+__all__ = ["RunHook", "StepKind", "execute", "result_of", "stream"]
+
+# start: the task is in the history; intent: a tool that must not run twice is about to run;
+# output: an output function finished; transition: the next state is chosen, not yet entered
+StepKind = Literal["start", "intent", "output", "transition"]
+
+
+class RunHook(Protocol):
+    """Told of each step of a run as it happens, and of its end (a checkpointer records them)."""
+
+    def step(self, ctx: RunContext, kind: StepKind) -> None: ...
+
+    def finished(self, ctx: RunContext, result: RunResult) -> None: ...
 
 
 def _pricing() -> Callable[[str, Usage], float | None]:
@@ -47,103 +57,95 @@ def _pricing() -> Callable[[str, Usage], float | None]:
     return cost
 
 
-class _Listeners:
-    """Queues events synchronously; ``flush`` delivers them (awaiting async callbacks) in order."""
-
-    __slots__ = ("pending", "recorded", "sinks")
-
-    def __init__(self, sinks: Sequence[EventCallback], record: bool) -> None:
-        self.sinks = tuple(sinks)
-        self.recorded: list[Event] | None = [] if record else None
-        self.pending: list[Event] = []
-
-    async def flush(self) -> None:
-        pending = self.pending[:]
-        self.pending.clear()  # in place: the run's emit is bound to this list's append
-        if self.recorded is not None:
-            self.recorded.extend(pending)
-        for event in pending:
-            for sink in self.sinks:
-                outcome = sink(event)
-                if inspect.isawaitable(outcome):
-                    await outcome
-
-
-def _sinks(on_event: EventCallback | Sequence[EventCallback] | None) -> list[EventCallback]:
-    if on_event is None:
-        return []
-    if callable(on_event):
-        return [on_event]
-    sinks = list(on_event)
-    for sink in sinks:
-        if not callable(sink):
-            raise DefinitionError(f"on_event must be a callable or a list of callables, got {sink!r}")
-    return sinks
-
-
 async def execute(
-    flow: Any,
+    machine: Machine,
     task: str,
     *,
     llm: LLM | None,
     deps: Any,
     on_event: EventCallback | Sequence[EventCallback] | None,
     record_events: bool,
+    hook: RunHook | None = None,
+    snapshot: Snapshot | None = None,
 ) -> RunResult:
-    """Run ``flow`` on ``task`` (use :meth:`Flow.run <statebound.flow.Flow.run>`)."""
+    """Run ``machine`` on ``task`` (use :meth:`Flow.run <statebound.flow.Flow.run>`), from the
+    start or, given a ``snapshot``, from where a stored run stood."""
     if not isinstance(task, str):
         raise DefinitionError(f"task must be a string, got {type(task).__name__}")
-    sinks = _sinks(on_event)
-    listeners = _Listeners(sinks, record_events) if (sinks or record_events) else None
+    sinks = sinks_of(on_event)
+    listeners = Listeners(sinks, record_events) if (sinks or record_events) else None
     emit = listeners.pending.append if listeners is not None else None
-    ctx = RunContext(flow=flow, task=task, deps=deps, llm=llm, emit=emit, cost=_pricing())
-    states, edges_of = flow.states_by_name, flow.edges
-    visit_limits, max_turns = flow.visit_limits, flow.max_turns
-    budget = flow.token_budget
+    ctx = RunContext(flow=machine, task=task, deps=deps, llm=llm, emit=emit, cost=_pricing())
+    states, edges_of = machine.states_by_name, machine.edges
+    visit_limits, max_turns = machine.visit_limits, machine.max_turns
+    budget = machine.token_budget
     visits = ctx.visits
-    trajectory: list[str] = []
     error: BaseException | None = None
-    state = states[flow.initial]
-    ctx.add("user", task, "task")
+    pending: str | None = None
+    if snapshot is None:
+        trajectory: list[str] = []
+        ctx.add("user", task, "task")
+        if hook is not None:
+            hook.step(ctx, "start")
+    else:
+        ctx.restore(snapshot)
+        trajectory = list(snapshot.trajectory)
+    state = states[ctx.state]
+    step = ctx.step  # -1: enter the state; else the output function to run next
+    ctx.agent = state.agent
     try:
         while True:
-            name = state.name
-            ctx.state = name
-            visit = visits[name] = visits.get(name, 0) + 1
-            trajectory.append(name)
-            if emit is not None:
-                emit(StateEntered(name, ctx.turn, visit))
-            if state.final:
-                reason = ExitReason.FINAL
-                break
-            limit = visit_limits.get(name)
-            if limit is not None and visit > limit:
-                ctx.emit(BudgetHit("visits", name, visit, limit))
-                reason = ExitReason.VISIT_LIMIT
-                break
-            if ctx.turn >= max_turns:
-                ctx.emit(BudgetHit("turns", name, ctx.turn, max_turns))
-                reason = ExitReason.TURN_LIMIT
-                break
-            ctx.entered_at = len(ctx.history)
-            ctx.agent = state.agent
+            if step < 0:
+                name = state.name
+                ctx.state = name
+                visit = visits[name] = visits.get(name, 0) + 1
+                trajectory.append(name)
+                if emit is not None:
+                    emit(StateEntered(name, ctx.turn, visit))
+                if state.final:
+                    reason = ExitReason.FINAL
+                    break
+                limit = visit_limits.get(name)
+                if limit is not None and visit > limit:
+                    ctx.emit(BudgetHit("visits", name, visit, limit))
+                    reason = ExitReason.VISIT_LIMIT
+                    break
+                if ctx.turn >= max_turns:
+                    ctx.emit(BudgetHit("turns", name, ctx.turn, max_turns))
+                    reason = ExitReason.TURN_LIMIT
+                    break
+                ctx.entered_at = len(ctx.history)
+                ctx.agent = state.agent
+                step = 0
             if listeners is not None and listeners.pending:
                 await listeners.flush()
-            for output in state.outputs:
+            for output in state.outputs[step:] if step else state.outputs:
+                if hook is not None:  # checkpointed: ctx.step is where a stored run stands
+                    ctx.step = step
+                    if not getattr(output, "repeatable", True):
+                        hook.step(ctx, "intent")
                 await output.run(ctx)
+                if hook is not None:
+                    step = ctx.step = step + 1
+                    hook.step(ctx, "output")
                 if budget is not None:
                     ctx.check_budget()
                 if listeners is not None and listeners.pending:
                     await listeners.flush()
-            target, why = await _next_state(ctx, edges_of[name])
+            target, why = await _next_state(ctx, edges_of[state.name])
             if budget is not None:
                 ctx.check_budget()
             ctx.turn += 1
             if emit is not None:
-                emit(TransitionTaken(name, target, ctx.turn, why))
+                emit(TransitionTaken(state.name, target, ctx.turn, why))
             state = states[target]
+            step = -1
+            if hook is not None:
+                ctx.state, ctx.step = target, -1
+                hook.step(ctx, "transition")
     except StopRun as stop:
         reason = stop.reason
+        pending = stop.question if isinstance(stop, PauseRun) else None
     except ContextOverflow:  # a limit like the turn limit, not a failure: the history outgrew the model
         reason = ExitReason.CONTEXT
     except Exception as exc:  # a tool, an LLM or the flow failed: keep everything, report it
@@ -151,8 +153,23 @@ async def execute(
     ctx.agent = None
     if listeners is not None:
         await listeners.flush()
-    result = RunResult(
-        task=task,
+    result = result_of(ctx, trajectory, reason, error=error, pending=pending,
+                       events=tuple(listeners.recorded or ()) if listeners is not None else ())
+    if hook is not None:
+        hook.finished(ctx, result)
+    if listeners is not None and sinks:
+        listeners.recorded = None
+        listeners.pending.append(RunFinished(result))
+        await listeners.flush()
+    return result
+
+
+def result_of(ctx: RunContext, trajectory: Sequence[str], reason: ExitReason, *,
+              error: BaseException | None = None, pending: str | None = None,
+              events: tuple[Any, ...] = ()) -> RunResult:
+    """The :class:`RunResult` of a run that stands where ``ctx`` does."""
+    return RunResult(
+        task=ctx.task,
         exit_state=ctx.state,
         exit_reason=reason,
         history=tuple(ctx.history),
@@ -163,20 +180,16 @@ async def execute(
         trajectory=tuple(trajectory),
         cost=_run_cost(ctx),
         error=error,
-        events=tuple(listeners.recorded or ()) if listeners is not None else (),
+        events=events,
+        pending=pending,
     )
-    if listeners is not None and sinks:
-        listeners.recorded = None
-        listeners.pending.append(RunFinished(result))
-        await listeners.flush()
-    return result
 
 
-async def _next_state(ctx: RunContext, edges: Sequence[Any]) -> tuple[str, str]:
+async def _next_state(ctx: RunContext, edges: Sequence[Edge]) -> tuple[str, str]:
     for edge in edges:
         if edge.decider is None:
-            if edge.test(ctx):
-                return edge.target, edge.label
+            if edge.test(ctx):  # type: ignore[misc]  # a rule edge always has a test
+                return edge.target, edge.label  # type: ignore[return-value]
         else:
             decision = await edge.decider.decide(ctx)
             if decision.target is not None:
@@ -195,11 +208,11 @@ def _run_cost(ctx: RunContext) -> float | None:
     return float(sum(costs))  # type: ignore[arg-type]
 
 
-async def stream(flow: Any, task: str, *, llm: LLM | None, deps: Any) -> AsyncIterator[Event]:
-    """Run ``flow`` in a task and yield its events as they come; ends after ``RunFinished``."""
+async def stream(machine: Machine, task: str, *, llm: LLM | None, deps: Any) -> AsyncIterator[Event]:
+    """Run ``machine`` in a task and yield its events as they come; ends after ``RunFinished``."""
     queue: asyncio.Queue[Event] = asyncio.Queue()
     runner = asyncio.ensure_future(
-        execute(flow, task, llm=llm, deps=deps, on_event=queue.put_nowait, record_events=False)
+        execute(machine, task, llm=llm, deps=deps, on_event=queue.put_nowait, record_events=False)
     )
     try:
         while True:

@@ -2,29 +2,25 @@
 
 Every event has a ``kind`` and a JSON-friendly :meth:`to_dict`. A run emits, in order:
 ``StateEntered`` (for each state reached), ``MessageAdded`` (for each history entry),
-``SpeakerSelected`` (group chats), ``TransitionTaken`` (after a state's outputs), ``BudgetHit``
-(when a turn, visit, round or token limit stops the run) and finally ``RunFinished``.
+``SpeakerSelected`` (group chats), ``TransitionTaken`` (after a state's outputs) and ``BudgetHit``
+(when a turn, visit, round or token limit stops the run): the step events. The last event,
+``RunFinished``, carries the result and lives in :mod:`statebound.flow.listeners`, so this module
+and :mod:`statebound.flow.result` do not import each other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from statebound.flow.history import Entry
 
-if TYPE_CHECKING:
-    from statebound.flow.result import RunResult
-
 __all__ = [
     "BudgetHit",
-    "Event",
-    "EventCallback",
     "MessageAdded",
-    "RunFinished",
     "SpeakerSelected",
     "StateEntered",
+    "StepEvent",
     "TransitionTaken",
 ]
 
@@ -102,16 +98,4 @@ class BudgetHit:
         return _flat(self)
 
 
-@dataclass(frozen=True, slots=True)
-class RunFinished:
-    """The run ended; ``result`` holds everything (the dict form keeps the summary only)."""
-
-    kind: ClassVar[str] = "run_finished"
-    result: RunResult
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **self.result.summary()}
-
-
-Event = StateEntered | MessageAdded | SpeakerSelected | TransitionTaken | BudgetHit | RunFinished
-EventCallback = Callable[[Event], "None | Awaitable[None]"]
+StepEvent = StateEntered | MessageAdded | SpeakerSelected | TransitionTaken | BudgetHit

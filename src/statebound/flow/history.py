@@ -1,13 +1,14 @@
 """The context history: what every output function appends to, and how it becomes chat messages.
 
 Each :class:`Entry` records who said it (``role``), the text, the state it was produced in and its
-``source``: the ``task``, an ``instruction`` (a prompter), an ``llm`` reply or a ``tool`` result.
+``source``: the ``task``, an ``instruction`` (a prompter), an ``llm`` reply, a ``tool`` result or a
+person's answer to a paused run (``human``, see :class:`~statebound.flow.human.AskHuman`).
 
 Mapping to chat messages (:func:`to_messages`), used by :class:`~statebound.flow.CallLLM`:
 
 * the flow's ``system`` prompt (plus the state's agent instruction, in the SF_Agent view) becomes
   the first ``system`` message; an agent instruction is never stored in the history;
-* ``task`` and ``instruction`` entries become ``user`` messages;
+* ``task``, ``instruction`` and ``human`` entries become ``user`` messages;
 * ``llm`` entries become ``assistant`` messages;
 * ``tool`` entries become ``user`` messages (the tool chooses its own wording, e.g.
   ``"Observation: ..."``);
@@ -22,7 +23,7 @@ from typing import Any, Literal
 
 from statebound.llm.base import Message, Usage
 
-Source = Literal["task", "instruction", "llm", "tool"]
+Source = Literal["task", "instruction", "llm", "tool", "human"]
 EntryRole = Literal["system", "user", "assistant", "tool"]
 
 __all__ = ["Entry", "EntryRole", "MessageCache", "Source", "to_messages"]

@@ -5,7 +5,8 @@
 * :class:`CallTool` -- runs a tool on the context (``source="tool"``); sync tools run in a thread,
   async tools are awaited;
 * :class:`Agent` -- the SF_Agent view: a state's own instruction and model; the instruction goes
-  into that agent's system message only and never into the shared history.
+  into that agent's system message only and never into the shared history
+  (defined in :mod:`statebound.flow.agent`).
 
 Write your own output function by implementing :class:`Output` (an ``async run(ctx)`` method that
 calls ``ctx.add`` / ``ctx.complete``).
@@ -16,10 +17,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from statebound.errors import DefinitionError
+from statebound.flow.agent import Agent
 from statebound.flow.context import RunContext
 from statebound.llm.base import LLM, Message, Request
 
@@ -31,16 +33,6 @@ class Output(Protocol):
     """An output function: runs on entering a state and appends to the history."""
 
     async def run(self, ctx: RunContext) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Agent:
-    """An SF_Agent: its own ``instruction`` (sent as part of its system message, never stored in
-    the history or shown to other states) and optionally its own ``llm``."""
-
-    instruction: str
-    llm: LLM | None = field(default=None, kw_only=True)
-    name: str | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +56,7 @@ class Instruction:
     """
 
     text: str | Callable[[RunContext], str]
+    pure: ClassVar[bool] = True  # reaches nothing outside the run: redoing it gives the same entry
 
     async def run(self, ctx: RunContext) -> None:
         text = self.text if isinstance(self.text, str) else self.text(ctx)
@@ -121,16 +114,22 @@ class CallTool:
     awaited; sync ones run in a worker thread (``asyncio.to_thread``) unless ``blocking=False``
     says they are quick and pure enough to run inline. An exception ends the run with
     ``ExitReason.ERROR`` (return ``ToolResult(..., ok=False)`` for failures the flow handles).
+
+    ``repeatable=False`` says the tool must not run twice (it pays, sends, deletes): a
+    checkpointed run interrupted while it ran then stops and asks a person instead of running
+    it again on resume (see ``docs/live-flows.md``).
     """
 
-    __slots__ = ("_is_async", "blocking", "fn", "name")
+    __slots__ = ("_is_async", "blocking", "fn", "name", "repeatable")
 
-    def __init__(self, fn: ToolFn, *, name: str | None = None, blocking: bool = True) -> None:
+    def __init__(self, fn: ToolFn, *, name: str | None = None, blocking: bool = True,
+                 repeatable: bool = True) -> None:
         if not callable(fn):
             raise DefinitionError(f"CallTool needs a function fn(ctx), got {fn!r}")
         self.fn = fn
         self.name = name or getattr(fn, "__name__", type(fn).__name__)
         self.blocking = blocking
+        self.repeatable = repeatable
         call = None if inspect.isfunction(fn) else getattr(type(fn), "__call__", None)  # noqa: B004 - the method, to see if it is async
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
 

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from statebound.exits import ExitReason
+from statebound.flow.events import StepEvent
 from statebound.flow.history import Entry, Source
 from statebound.llm.base import Usage
-
-if TYPE_CHECKING:
-    from statebound.flow.events import Event
 
 __all__ = ["CallRecord", "ExitReason", "RunResult", "usage_dict"]
 
@@ -46,7 +44,8 @@ class RunResult:
     ``usage_by_state`` splits it by state; ``calls`` lists each call; ``cost`` is the run's cost
     in USD when :mod:`statebound.llm.pricing` knows every model used, else None.
     ``trajectory`` lists the states entered, in order (the exit state last). ``error`` is set
-    when ``exit_reason`` is :attr:`ExitReason.ERROR`.
+    when ``exit_reason`` is :attr:`ExitReason.ERROR`; ``pending`` is the question a paused run
+    (:attr:`ExitReason.PAUSED`) waits on.
     """
 
     task: str
@@ -60,7 +59,8 @@ class RunResult:
     trajectory: tuple[str, ...]
     cost: float | None = None
     error: BaseException | None = None
-    events: tuple[Event, ...] = field(default=(), repr=False)
+    events: tuple[StepEvent, ...] = field(default=(), repr=False)
+    pending: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -86,4 +86,5 @@ class RunResult:
             "usage_by_state": {s: usage_dict(u) for s, u in self.usage_by_state.items()},
             "cost": self.cost,
             "error": None if self.error is None else f"{type(self.error).__name__}: {self.error}",
+            **({"pending": self.pending} if self.pending is not None else {}),
         }

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from statebound.flow.events import Event
+from statebound.flow.listeners import Event
 
 __all__ = ["JsonlTrace", "read_trace"]
 

@@ -9,15 +9,38 @@ from __future__ import annotations
 import difflib
 from collections import deque
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from statebound.errors import DefinitionError
 from statebound.flow.outputs import Output
+from statebound.flow.states import Edge, State
 
-if TYPE_CHECKING:
-    from statebound.flow.model import Flow
+__all__ = ["MachineParts", "distances", "reachable", "validate"]
 
-__all__ = ["distances", "reachable", "validate"]
+
+class MachineParts(Protocol):
+    """What validation reads of a :class:`~statebound.flow.machine.Machine` being built."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def initial(self) -> str: ...
+
+    @property
+    def states(self) -> tuple[State, ...]: ...
+
+    @property
+    def edges(self) -> Mapping[str, tuple[Edge, ...]]: ...
+
+    @property
+    def max_turns(self) -> int: ...
+
+    @property
+    def token_budget(self) -> int | None: ...
+
+    @property
+    def visit_limits(self) -> Mapping[str, int]: ...
 
 
 def _hint(name: str, known: Iterable[str]) -> str:
@@ -43,7 +66,7 @@ def reachable(start: Iterable[str], graph: Mapping[str, Iterable[str]]) -> set[s
     return set(distances(start, graph))
 
 
-def _problems(flow: Flow) -> list[str]:
+def _problems(flow: MachineParts) -> list[str]:
     problems: list[str] = []
     names = [s.name for s in flow.states]
     known = set(names)
@@ -115,7 +138,7 @@ def _problems(flow: Flow) -> list[str]:
     return problems
 
 
-def validate(flow: Flow) -> None:
+def validate(flow: MachineParts) -> None:
     """Raise :class:`DefinitionError` listing every problem of ``flow`` (or return None)."""
     problems = _problems(flow)
     if problems:

@@ -85,7 +85,10 @@ class Request:
     ``grammar`` is a GBNF grammar; only backends that can constrain decoding accept it (others
     raise :class:`~statebound.errors.UnsupportedFeature`). ``score`` asks for nothing to be
     generated: the reply is ``score`` itself with the log-probability of each of its tokens as a
-    continuation of ``prompt`` (backends with ``capabilities.scoring``).
+    continuation of the prompt (backends with ``capabilities.scoring``). A tuple of texts is
+    scored each on its own as a continuation of the same prompt, one choice per text, in order;
+    the usage counts the prompt once plus every text's tokens (what a backend that reuses the
+    prompt's evaluation computes). Chat ``messages`` are continued as the assistant's reply.
     """
 
     prompt: str | None = None
@@ -97,17 +100,26 @@ class Request:
     logprobs: bool = False
     grammar: str | None = None
     seed: int | None = None
-    score: str | None = None
+    score: str | tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if (self.prompt is None) == (self.messages is None):
             raise ValueError("a Request needs exactly one of prompt= or messages=")
-        if self.score is not None and (self.prompt is None or self.n != 1 or self.grammar is not None):
-            raise ValueError("a score= request continues a prompt= once, without a grammar")
+        if self.score is not None and (self.n != 1 or self.grammar is not None):
+            raise ValueError("a score= request continues the prompt once, without a grammar")
+        if isinstance(self.score, tuple) and (not self.score or not all(isinstance(t, str) for t in self.score)):
+            raise ValueError("score= takes a text or a non-empty tuple of texts")
         if self.n < 1:
             raise ValueError("n must be at least 1")
         if self.max_tokens < 1:
             raise ValueError("max_tokens must be at least 1")
+
+    @property
+    def scored_texts(self) -> tuple[str, ...]:
+        """The texts a ``score=`` request asks about, as a tuple (empty for other requests)."""
+        if self.score is None:
+            return ()
+        return (self.score,) if isinstance(self.score, str) else self.score
 
 
 @dataclass(frozen=True, slots=True)

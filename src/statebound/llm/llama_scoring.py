@@ -59,12 +59,14 @@ def _evaluate(llama: Llama, tokens: list[int], start: int, wanted_from: int) -> 
     return rows
 
 
-def score_text(llama: Llama, context: str, text: str) -> tuple[tuple[TokenLogprob, ...], int]:
+def score_text(llama: Llama, context: str, text: str, *,
+               add_bos: bool = True) -> tuple[tuple[TokenLogprob, ...], int]:
     """Each token of ``text`` with its log-probability after ``context``; also how many tokens
-    were scored in all (context and text, the way a prompt is counted)."""
+    were scored in all (context and text, the way a prompt is counted). ``add_bos=False`` for a
+    context that already holds the model's special tokens (a rendered chat template)."""
     import numpy as np
 
-    context_tokens = llama.tokenize(context.encode("utf-8"), add_bos=True, special=True)
+    context_tokens = llama.tokenize(context.encode("utf-8"), add_bos=add_bos, special=True)
     if not context_tokens:
         raise ValueError("scoring needs a context of at least one token")
     text_tokens = llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from statebound.errors import ContextOverflow, DefinitionError, ModelUnavailable
+from statebound.errors import ContextOverflow, DefinitionError, ModelUnavailable, UnsupportedFeature
 from statebound.llm.base import (
     Capabilities,
     Choice,
@@ -131,6 +132,18 @@ def render_transcript(messages: tuple[Message, ...]) -> str:
     return "\n\n".join([*parts, "Assistant:"])
 
 
+@functools.lru_cache(maxsize=8)
+def _chat_formatter(template: str, eos_token: str, bos_token: str) -> Any:
+    """llama-cpp-python's renderer of a GGUF chat template (what chat mode sends), compiled once."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    return Jinja2ChatFormatter(template=template, eos_token=eos_token, bos_token=bos_token)
+
+
+def _token_text(llama: Llama, token: int) -> str:
+    return llama._model.token_get_text(token) if token != -1 else ""
+
+
 def _check_grammar(llama: Llama, grammar: str) -> None:
     """Parse ``grammar`` with llama.cpp first: sampling with a broken grammar crashes the process."""
     import llama_cpp
@@ -200,7 +213,7 @@ class LlamaCppLLM:
     def complete_blocking(self, request: Request) -> Completion:
         """The same as :meth:`complete`, in the calling thread (blocks it)."""
         if request.score is not None:
-            return self._score(request.prompt or "", request.score)
+            return self._score(request)
         engine = _load(self.path, self.options, request.logprobs)
         with engine.lock, lazy_grammar_sampling(engine.llama):
             if request.grammar is not None:
@@ -214,21 +227,52 @@ class LlamaCppLLM:
         )
         return Completion(choices=choices, usage=usage, model=self._model)
 
-    def _score(self, context: str, text: str) -> Completion:
+    def _score(self, request: Request) -> Completion:
+        """Each text of a ``score=`` request after the same context, one after the other on one
+        model instance: the context is evaluated once and kept, each text costs its own tokens."""
         engine = _load(self.path, self.options, False)  # logits only where asked: no logits_all
         with engine.lock:
-            try:
-                logprobs, evaluated = score_text(engine.llama, context, text)
-            except ValueError as error:
-                if "context window" not in str(error):
-                    raise
-                raise ContextOverflow(f"{error}; shorten the text or open the model with a larger n_ctx "
-                                    f"(now {self.options.n_ctx})", provider=PROVIDER) from None
+            if request.messages is not None:
+                context, add_bos = self._chat_context(engine.llama, request.messages)
+            else:
+                context, add_bos = request.prompt or "", True
+            choices: list[Choice] = []
+            evaluated = 0
+            for text in request.scored_texts:
+                try:
+                    logprobs, tokens = score_text(engine.llama, context, text, add_bos=add_bos)
+                except ValueError as error:
+                    if "context window" not in str(error):
+                        raise
+                    raise ContextOverflow(f"{error}; shorten the text or open the model with a larger "
+                                          f"n_ctx (now {self.options.n_ctx})", provider=PROVIDER) from None
+                evaluated += len(logprobs) if choices else tokens  # the context counts once
+                choices.append(Choice(text=text, finish_reason="stop", logprobs=logprobs))
         return Completion(
-            choices=(Choice(text=text, finish_reason="stop", logprobs=logprobs),),
+            choices=tuple(choices),
             usage=Usage(prompt_tokens=evaluated, completion_tokens=0, calls=1),
             model=self._model,
         )
+
+    def _chat_context(self, llama: Llama, messages: tuple[Message, ...]) -> tuple[str, bool]:
+        """The text chat mode would continue for ``messages`` (ending where the assistant's reply
+        begins; a trailing assistant message is the start of that reply, continued as is), and
+        whether a BOS token still has to be added before it."""
+        if self.mode == "completion":
+            return render_transcript(messages), True
+        started = ""
+        if messages and messages[-1].role == "assistant":
+            messages, started = messages[:-1], messages[-1].content
+        template = llama.metadata.get("tokenizer.chat_template")
+        if self.options.chat_format is not None or not template:
+            raise UnsupportedFeature(
+                f"{self._model}: scoring chat messages uses the chat template stored in the GGUF file, "
+                f"and {'chat_format is set' if template else 'the file has none'}; score a prompt string "
+                "instead (Request(prompt=...), or Pick(prompt=...))")
+        formatter = _chat_formatter(template, _token_text(llama, llama.token_eos()),
+                                    _token_text(llama, llama.token_bos()))
+        rendered = formatter(messages=[{"role": m.role, "content": m.content} for m in messages])
+        return rendered.prompt + started, not rendered.added_special
 
     def _sample(self, llama: Llama, request: Request, index: int) -> dict[str, Any]:
         from llama_cpp import LlamaGrammar

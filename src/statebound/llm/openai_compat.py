@@ -14,13 +14,15 @@ several times more CPU than the HTTP exchange itself. The HTTP client under the 
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
+import itertools
 import json
 import re
 import weakref
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from statebound.errors import ModelUnavailable, UnsupportedFeature
 from statebound.llm.base import Capabilities, Choice, Completion, Request, TokenLogprob, Usage
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MalformedResponse", "OpenAICompatLLM", "classify_openai_error", "default_transport"]
 
+T = TypeVar("T")
 MAX_SERVER_STOPS = 4  # OpenAI accepts at most four stop sequences; the rest are applied here
 _COMPLETIONS_MODELS = ("gpt-3.5-turbo-instruct", "davinci-002", "babbage-002")
 _STATUS_HINTS = {
@@ -101,7 +104,13 @@ class OpenAICompatLLM:
     ``completions`` says whether the server has the legacy ``/completions`` endpoint (needed for
     ``Request(prompt=...)``); ``None`` guesses (yes, except api.openai.com's chat models).
     ``grammar_field`` names the request field a server takes a GBNF grammar in (``"grammar"`` for
-    the llama.cpp server); without it, grammars are refused. The HTTP client is
+    the llama.cpp server); without it, grammars are refused. ``scoring=True`` says the server
+    returns the log-probabilities of a prompt's own tokens (``echo`` with ``logprobs`` on
+    ``/completions``, as vLLM does); then ``Request(prompt=..., score=...)`` works, one request per
+    text. llama.cpp's own server, Ollama and OpenAI's current models return none; llama-cpp-python's
+    server (0.3.16) returns numbers that are not the model's (measured: ``' of'`` after ``'The
+    capital'`` gets -10.5 there, -0.41 from the same model embedded). Use a choice grammar there
+    (``Pick(method="grammar")`` with ``grammar_field="grammar"``). The HTTP client is
     ``settings.transport`` (``None``: :func:`default_transport`). Each event loop gets its own
     client; ``await llm.aclose()`` closes the running loop's (``asyncio.run`` also closes it).
     """
@@ -112,6 +121,7 @@ class OpenAICompatLLM:
         *,
         completions: bool | None = None,
         grammar_field: str | None = None,
+        scoring: bool = False,
         retry: RetryPolicy | None = None,
     ) -> None:
         self.settings = settings
@@ -127,7 +137,7 @@ class OpenAICompatLLM:
             completions = not settings.is_openai or settings.model.startswith(_COMPLETIONS_MODELS)
         self._capabilities = Capabilities(
             completion=completions, chat=True, logprobs=True, grammar=grammar_field is not None,
-            extras=frozenset({"seed"}),
+            scoring=scoring and completions, extras=frozenset({"seed"}),
         )
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
             weakref.WeakKeyDictionary()
@@ -198,24 +208,37 @@ class OpenAICompatLLM:
 
     async def complete(self, request: Request) -> Completion:
         self._check(request)
+        if request.score is not None:
+            return await self._score(request.prompt or "", request.scored_texts)
         choices: list[Choice] = []
         usage = Usage()
         while len(choices) < request.n:  # servers without ``n`` send one choice per call
-            more, more_usage = await call_with_retries(
-                lambda: self._call(request, request.n - len(choices)),
-                provider=f"openai-compatible {self.settings.base_url}",
-                classify=classify_openai_error,
-                policy=self.retry,
-                secrets=(self.settings.api_key,),
-            )
+            more, more_usage = await self._retrying(lambda: self._call(request, request.n - len(choices)))
             choices.extend(more)
             usage += more_usage
         return Completion(choices=tuple(choices[: request.n]), usage=usage, model=self.model)
 
+    async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
+        """``call()`` under the backend's retry policy (provider faults retried, then raised)."""
+        return await call_with_retries(
+            call,
+            provider=f"openai-compatible {self.settings.base_url}",
+            classify=classify_openai_error,
+            policy=self.retry,
+            secrets=(self.settings.api_key,),
+        )
+
     def _check(self, request: Request) -> None:
-        if request.score is not None:
+        if request.score is not None and not self._capabilities.scoring:
             raise UnsupportedFeature(
-                "an OpenAI-compatible server cannot score a given text here; use a local model"
+                f"openai-compatible {self.settings.base_url} is not set up to score text: pass "
+                "scoring=True for a server that returns prompt log-probabilities (vLLM); elsewhere "
+                "choose with a grammar (Pick(method='grammar'), grammar_field='grammar' for llama.cpp)"
+            )
+        if request.score is not None and request.messages is not None:
+            raise UnsupportedFeature(
+                "an OpenAI-compatible server scores a prompt string only (the chat template is the "
+                "server's): give the scoring request a prompt= (Pick(prompt=...))"
             )
         if request.prompt is not None and not self._capabilities.completion:
             raise UnsupportedFeature(
@@ -254,6 +277,33 @@ class OpenAICompatLLM:
             if request.logprobs:
                 body["logprobs"] = 1
         return body
+
+    async def _score(self, prompt: str, texts: tuple[str, ...]) -> Completion:
+        """Each text after ``prompt``, one ``/completions`` request with ``echo`` each."""
+        choices: list[Choice] = []
+        usage = Usage()
+        for text in texts:
+            choice, used = await self._retrying(functools.partial(self._score_one, prompt, text))
+            choices.append(choice)
+            usage += used
+        return Completion(choices=tuple(choices), usage=usage, model=self.model)
+
+    async def _score_one(self, prompt: str, text: str) -> tuple[Choice, Usage]:
+        client = await self._client()
+        body = {"model": self.settings.model, "prompt": prompt + text, "echo": True, "logprobs": 1,
+                "max_tokens": 1, "temperature": 0.0}
+        raw = await client.post("/completions", body=body, cast_to=bytes)
+        _, usage = _parse(raw, Request(prompt=prompt + text))  # checks the reply's shape
+        logprobs = _span_logprobs(json.loads(raw)["choices"][0].get("logprobs"),
+                                  start=len(prompt), end=len(prompt) + len(text))
+        if logprobs is None:
+            raise UnsupportedFeature(
+                f"openai-compatible {self.settings.base_url} returned no log-probabilities for the "
+                "prompt's own tokens (echo=true): vLLM does; llama.cpp's own server, Ollama and "
+                "OpenAI's current models do not. Open it without scoring=True and choose with a "
+                "grammar (Pick(method='grammar'), grammar_field='grammar' for llama.cpp's server)"
+            )
+        return Choice(text=text, logprobs=logprobs), usage
 
     async def _call(self, request: Request, n: int) -> tuple[list[Choice], Usage]:
         client = await self._client()
@@ -314,6 +364,25 @@ def _choice(raw: object, request: Request) -> Choice:
                                                       else "stop"),
         logprobs=_logprobs(raw.get("logprobs")) if request.logprobs else None,
     )
+
+
+def _span_logprobs(raw: object, *, start: int, end: int) -> tuple[TokenLogprob, ...] | None:
+    """The echoed tokens that overlap characters ``start:end`` of the prompt (a token across the
+    boundary counts as the text's); None unless the echo reaches ``end`` with a value for each."""
+    if not isinstance(raw, dict):
+        return None
+    tokens, values = raw.get("tokens"), raw.get("token_logprobs")
+    if not isinstance(tokens, list) or not isinstance(values, list) or len(tokens) != len(values):
+        return None
+    texts = [str(token) for token in tokens]
+    offsets = raw.get("text_offset")
+    if not isinstance(offsets, list) or len(offsets) != len(texts) or not all(isinstance(o, int) for o in offsets):
+        offsets = list(itertools.accumulate((len(t) for t in texts), initial=0))[:-1]
+    span = [(t, v) for t, o, v in zip(texts, offsets, values) if o < end and o + len(t) > start]
+    reach = max((o + len(t) for t, o in zip(texts, offsets)), default=0)
+    if not span or reach < end or any(not isinstance(v, int | float) for _, v in span):
+        return None
+    return tuple(TokenLogprob(t, float(v)) for t, v in span)
 
 
 def _logprobs(raw: object) -> tuple[TokenLogprob, ...] | None:

@@ -69,7 +69,8 @@ def open_model(name: str | None = None, **options: Any) -> LLM:
     ``openai:MODEL``, ``function:module:responder``). Local models take ``mode`` ("chat" or
     "completion"), ``n_ctx``, ``n_threads``, ``n_batch``, ``chat_format``. OpenAI-compatible ones
     take ``base_url``, ``api_key``, ``timeout``, ``attempts``, ``transport`` ("aiohttp" or "httpx"),
-    ``completions``, ``grammar_field``, ``retry``. ``scripted`` takes ``replies``; ``function:``
+    ``completions``, ``grammar_field``, ``scoring`` (the server returns prompt log-probabilities),
+    ``retry``. ``scripted`` takes ``replies``; ``function:``
     models take ``grammar=true`` (the responder reads grammars). Any model takes ``cache=PATH``:
     deterministic requests are answered from (and stored in) that file, see
     :mod:`statebound.llm.cache`.

@@ -2,18 +2,22 @@
 
 Both implement the :class:`~statebound.llm.base.LLM` protocol with honest usage counts (tokens are
 whitespace-separated words), so code under test sees the same shapes as with a real backend.
+Given a ``scorer(context, text) -> log-probabilities`` (one per word of ``text``), either answers
+scoring requests (``Request(score=...)``, what :class:`~statebound.flow.Pick` sends) with it, apart
+from its replies: a flow that generates and picks is tested with one script for each.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 
 from statebound.errors import UnsupportedFeature
 from statebound.llm.base import Capabilities, Choice, Completion, Request, TokenLogprob, Usage
 
 Reply = str | Choice
+Scorer = Callable[[str, str], Sequence[float]]
 
 
 def count_tokens(text: str) -> int:
@@ -39,6 +43,26 @@ def refuse_unsupported(request: Request, capabilities: Capabilities) -> None:
     as a real backend would."""
     if request.score is not None and not capabilities.scoring:
         raise UnsupportedFeature("this test double does not score text (give it capabilities with scoring=True)")
+
+
+def scored_completion(request: Request, scorer: Scorer, model: str) -> Completion:
+    """Answer a scoring request with ``scorer``: one choice per text, one log-probability per word;
+    the usage counts the prompt once and each text's words, as a scoring backend does."""
+    context = request_text(request)
+    choices = []
+    for text in request.scored_texts:
+        words, values = text.split(), list(scorer(context, text))
+        if len(values) != len(words):
+            raise ValueError(f"the scorer gave {len(values)} log-probabilities for the {len(words)} "
+                             f"words of {text!r}; give one per word")
+        choices.append(Choice(text=text, logprobs=tuple(TokenLogprob(w, v) for w, v in zip(words, values))))
+    prompt = count_tokens(context) + sum(count_tokens(text) for text in request.scored_texts)
+    return Completion(choices=tuple(choices), usage=Usage(prompt_tokens=prompt, calls=1), model=model)
+
+
+def scoring_capabilities(capabilities: Capabilities, scorer: Scorer | None) -> Capabilities:
+    """A double with a scorer scores text, whatever else its capabilities say."""
+    return capabilities if scorer is None else replace(capabilities, scoring=True)
 
 
 def _choice(reply: Reply, request: Request) -> Choice:
@@ -67,15 +91,18 @@ class ScriptedLLM:
 
     ``ScriptedLLM(["Thought: ...", "Action: submit"])``; every request is kept in ``requests``
     for assertions. Stop sequences and ``max_tokens`` (in words) are applied to each reply.
+    Scoring requests go to ``scorer`` (module docstring) and take no reply from the queue.
     """
 
     replies: Iterable[Reply] = ()
     model: str = "scripted"
     capabilities: Capabilities = Capabilities(completion=True, chat=True, logprobs=True)
     requests: list[Request] = field(default_factory=list)
+    scorer: Scorer | None = None
 
     def __post_init__(self) -> None:
         self._queue: deque[Reply] = deque(self.replies)
+        self.capabilities = scoring_capabilities(self.capabilities, self.scorer)
 
     def enqueue(self, *replies: Reply) -> None:
         self._queue.extend(replies)
@@ -87,6 +114,8 @@ class ScriptedLLM:
     async def complete(self, request: Request) -> Completion:
         refuse_unsupported(request, self.capabilities)
         self.requests.append(request)
+        if request.score is not None and self.scorer is not None:
+            return scored_completion(request, self.scorer, self.model)
         if len(self._queue) < request.n:
             raise LookupError(
                 f"ScriptedLLM ran out of replies after {len(self.requests) - 1} requests; "
@@ -101,16 +130,23 @@ Responder = Callable[[Request], Reply | list[Reply] | Awaitable[Reply | list[Rep
 
 @dataclass
 class FunctionLLM:
-    """Computes each reply with ``respond(request)``; may return one reply or ``request.n`` replies."""
+    """Computes each reply with ``respond(request)``; may return one reply or ``request.n`` replies.
+    Scoring requests go to ``scorer`` when it is given (module docstring), else to ``respond``."""
 
     respond: Responder
     model: str = "function"
     capabilities: Capabilities = Capabilities(completion=True, chat=True, logprobs=True)
     requests: list[Request] = field(default_factory=list)
+    scorer: Scorer | None = None
+
+    def __post_init__(self) -> None:
+        self.capabilities = scoring_capabilities(self.capabilities, self.scorer)
 
     async def complete(self, request: Request) -> Completion:
         refuse_unsupported(request, self.capabilities)
         self.requests.append(request)
+        if request.score is not None and self.scorer is not None:
+            return scored_completion(request, self.scorer, self.model)
         result = self.respond(request)
         if isinstance(result, Awaitable):
             result = await result

@@ -32,7 +32,7 @@ from collections.abc import Callable, Collection, Sequence
 
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.envs.alfworld.goals import Goal
-from statebound.flow import RunContext
+from statebound.flow import RunContext, choice_grammar, offered
 from statebound.llm.base import Request
 
 __all__ = [
@@ -84,20 +84,6 @@ def scoped_actions(state: str, goal: Goal, admissible: Sequence[str], visited: C
     """The commands of ``admissible`` that ``state`` offers for ``goal`` now: its first tier that
     has any (module docstring), else every admissible command; ``visited``: the places gone to."""
     return next((tier for tier in _tiers(state, goal, admissible, visited) if tier), list(admissible))
-
-
-def choice_grammar(actions: Sequence[str]) -> str:
-    """A GBNF grammar whose only sentences are ``actions``."""
-    if not actions:
-        raise ValueError("a choice grammar needs at least one action")
-    return "root ::= " + " | ".join(json.dumps(action) for action in actions)
-
-
-def offered(grammar: str) -> list[str]:
-    """The actions of a :func:`choice_grammar`, read back from its GBNF."""
-    if not grammar.startswith("root ::= "):
-        raise ValueError(f"not a choice grammar: {grammar[:60]!r}")
-    return [json.loads(literal) for literal in re.findall(r'"(?:[^"\\]|\\.)*"', grammar)]
 
 
 def random_choice(request: Request) -> str:

@@ -12,13 +12,13 @@ the model's own distribution there, before the grammar masks it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from statebound.errors import UnsupportedFeature
 from statebound.llm.base import LLM, Request, Usage
+from statebound.llm.scoring import DEFAULT_ALPHA, length_penalty, normalized_score
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -31,21 +31,6 @@ __all__ = [
     "require_scoring",
     "score_continuation",
 ]
-
-# The paper names alpha without giving its value; 0.6 is the usual GNMT/Tensor2Tensor setting.
-DEFAULT_ALPHA = 0.6
-
-
-def length_penalty(length: int, *, alpha: float = DEFAULT_ALPHA) -> float:
-    """``(5 + length)^alpha / (5 + 1)^alpha``."""
-    return ((5 + length) ** alpha) / (6**alpha)
-
-
-def normalized_score(logprobs: Sequence[float], *, alpha: float = DEFAULT_ALPHA) -> float:
-    """Sum of token log-probs divided by the length penalty; ``-inf`` for an empty text."""
-    if not logprobs:
-        return -math.inf
-    return math.fsum(logprobs) / length_penalty(len(logprobs), alpha=alpha)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,32 +1,25 @@
 """The MySQL-compatible backend (MariaDB or MySQL loaded from the dump as is), faithful to upstream.
 
 Isolation: each episode runs in one transaction that is rolled back at the end, as a user that
-may only read and change rows. Statements that would commit implicitly (DDL, transaction control,
-locks) are refused before they reach the server, because MySQL commits *before* it checks
-privileges. Long statements are stopped by ``max_statement_time`` (MariaDB) or
-``MAX_EXECUTION_TIME`` (MySQL).
+may only read and change rows (``scripts/mariadb.sh`` grants). Statements that would commit
+implicitly (DDL, transaction control, locks) or touch files are refused before they reach the
+server (``isolation.mysql_refusal``), because MySQL commits *before* it checks privileges. The
+client never sends local files (``local_infile`` off) nor several statements at once. Long
+statements are stopped by ``max_statement_time`` (MariaDB) or ``MAX_EXECUTION_TIME`` (MySQL).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from statebound.envs.sql.backend import QueryFailed, Rows
+from statebound.envs.sql.isolation import mysql_refusal as refusal_reason
 from statebound.errors import EnvironmentUnavailable
 
 __all__ = ["MySqlBackend", "MySqlConfig", "MySqlSession", "refusal_reason"]
-
-_ALLOWED_FIRST_WORDS = {
-    "SELECT", "WITH", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "INSERT", "UPDATE", "DELETE",
-    "REPLACE", "VALUES", "TABLE", "USE", "ROLLBACK", "(",
-}
-_LEADING_COMMENT = re.compile(r"^\s*(?:/\*(?![!M]!?)(?:.|\n)*?\*/|--[^\n]*(?:\n|$)|#[^\n]*(?:\n|$))")
-_FIRST_WORD = re.compile(r"^\s*(\(|[A-Za-z]+)")
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MySqlConfig:
@@ -37,19 +30,6 @@ class MySqlConfig:
     user: str = field(default_factory=lambda: os.environ.get("STATEBOUND_MYSQL_USER", "statebound"))
     password: str = field(
         default_factory=lambda: os.environ.get("STATEBOUND_MYSQL_PASSWORD", "statebound"))
-
-
-def refusal_reason(sql: str) -> str | None:
-    """Why a statement is refused (it would commit the episode's transaction), or None."""
-    text = sql
-    while match := _LEADING_COMMENT.match(text):
-        text = text[match.end():]
-    word = _FIRST_WORD.match(text)
-    first = word.group(1).upper() if word else text.strip()[:10]
-    if first in _ALLOWED_FIRST_WORDS:
-        return None
-    return (f"{first or 'empty'} statements are disabled in this environment: only queries and "
-            "row changes (SELECT, SHOW, DESC, INSERT, UPDATE, DELETE) can be undone per episode")
 
 
 class MySqlBackend:
@@ -79,7 +59,7 @@ class MySqlBackend:
             return pymysql.connect(
                 host=self.config.host, port=self.config.port, user=self.config.user,
                 password=self.config.password, database=database, autocommit=False,
-                charset="utf8mb4", connect_timeout=5,
+                charset="utf8mb4", connect_timeout=5, local_infile=False,
             )
         except pymysql.err.OperationalError as err:
             raise EnvironmentUnavailable(
@@ -117,6 +97,8 @@ class MySqlSession:
             raise QueryFailed(str(message)) from err
 
     def close(self) -> None:
+        if not self._conn.open:  # lost (killed, timed out): the server rolled it back
+            return
         try:
             self._conn.rollback()
         finally:

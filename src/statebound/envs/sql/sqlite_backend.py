@@ -1,7 +1,8 @@
 """The embedded backend: the MySQL dump converted once to one SQLite file per database.
 
 Each episode gets an in-memory copy (SQLite's backup API), so nothing an agent does reaches the
-cached files or another episode. MySQL behaviour that decides rewards is emulated:
+cached files or another episode; an authorizer and connection caps (``isolation``) refuse what
+would reach past that copy (ATTACH, VACUUM INTO, pragmas, extensions). MySQL behaviour that decides rewards is emulated:
 case- and accent-insensitive, trailing-space-insensitive comparison of text columns
 (``utf8mb4_general_ci``), lower-case ``SHOW TABLES`` and ``DESC`` tuples in MySQL's shape.
 """
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from statebound.envs.sql.backend import QueryFailed, Rows
 from statebound.envs.sql.dump import Database, Table, parse_dump
+from statebound.envs.sql.isolation import confine_sqlite
 from statebound.envs.sql.tasks import dump_path
 
 __all__ = ["MYSQL_COLLATION", "SqliteBackend", "SqliteSession", "default_cache_dir"]
@@ -82,7 +84,7 @@ class SqliteBackend:
 
 
 class SqliteSession:
-    """An in-memory copy of one database, with MySQL's table listing and DESC emulated."""
+    """An in-memory copy of one database, confined to itself, with MySQL's SHOW TABLES and DESC."""
 
     def __init__(self, path: Path, database: str, schema: dict[str, dict], timeout_s: float) -> None:
         self.database = database
@@ -95,6 +97,7 @@ class SqliteSession:
             source.backup(self._conn)
         finally:
             source.close()
+        self._guard = confine_sqlite(self._conn)
 
     def execute(self, sql: str) -> Rows | None:
         emulated = self._emulate(sql)
@@ -102,15 +105,16 @@ class SqliteSession:
             return emulated
         deadline = time.monotonic() + self._timeout_s
         self._conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        self._guard.refusal = None
         try:
             cursor = self._conn.execute(sql)
             rows = cursor.fetchall() if cursor.description is not None else None
         except sqlite3.OperationalError as err:
             if str(err) == "interrupted":
                 raise QueryFailed("Query execution was interrupted (max_statement_time exceeded)") from err
-            raise QueryFailed(str(err)) from err
+            raise QueryFailed(self._guard.refusal or str(err)) from err
         except (sqlite3.Error, ValueError, OverflowError) as err:
-            raise QueryFailed(str(err)) from err
+            raise QueryFailed(self._guard.refusal or str(err)) from err
         finally:
             self._conn.set_progress_handler(None, 0)
         return rows

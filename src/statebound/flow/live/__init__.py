@@ -1,0 +1,33 @@
+"""Live flows: checkpoints after every step, resume after a crash, pauses for a person, forks.
+
+``flow.run(task, checkpointer=SQLiteCheckpointer("runs.db"), thread="t1")`` stores the run;
+running ``t1`` again (or ``flow.resume("t1", ...)``) continues it from its last checkpoint.
+``store.threads()`` lists threads, ``store.checkpoints("t1")`` a thread's checkpoints,
+``store.fork("t1", at=5, thread="t2", edit=(3, "..."))`` starts a new thread from one of them.
+See ``docs/live-flows.md``.
+"""
+
+from __future__ import annotations
+
+from statebound.flow.live.postgres import PostgresCheckpointer
+from statebound.flow.live.records import CheckpointInfo, StoredCheckpoint, ThreadInfo
+from statebound.flow.live.sqlite import Durability, SQLiteCheckpointer
+from statebound.flow.live.store import Checkpointer
+
+__all__ = [
+    "CheckpointInfo",
+    "Checkpointer",
+    "Durability",
+    "PostgresCheckpointer",
+    "SQLiteCheckpointer",
+    "StoredCheckpoint",
+    "ThreadInfo",
+    "open_checkpointer",
+]
+
+
+def open_checkpointer(where: str, *, durability: Durability = "system") -> Checkpointer:
+    """A PostgreSQL URL (``postgresql://...``) or the path of a SQLite file."""
+    if where.startswith(("postgresql://", "postgres://")):
+        return PostgresCheckpointer(where, durability=durability)
+    return SQLiteCheckpointer(where, durability=durability)

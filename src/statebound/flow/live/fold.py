@@ -1,0 +1,145 @@
+"""Reading a thread back: its checkpoints folded, in order, into where the run stands.
+
+Each checkpoint's row says where the run stands (state, turn, step, entered_at); its body holds
+``e`` (new history entries), ``c`` (new LLM calls) and, by kind: ``q`` (a pause's question),
+``i`` (the tool of an intent, or of a pause asking about it), ``x`` (an end's error text), ``d``
+(a fork's edit: index and text); an empty body is no bytes at all. An ``end`` that later checkpoints follow (a run that failed, then was resumed)
+is skipped: the resumed run went on from the checkpoint before it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from statebound.errors import CheckpointError
+from statebound.flow.context import Snapshot
+from statebound.flow.history import Entry
+from statebound.flow.live.codec import decode, decode_call, decode_entry, encode
+from statebound.flow.live.records import StoredCheckpoint
+from statebound.flow.result import CallRecord
+
+__all__ = ["Folded", "added_entries", "fold", "fork_body"]
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """A thread read back: ``resume_from`` is where a resumed run continues (before a final
+    ``end``); ``stored`` includes what the ``end`` added (the result the run returned)."""
+
+    resume_from: Snapshot
+    stored: Snapshot
+    kind: str  # the last checkpoint's kind (a fork's: its parent checkpoint's)
+    status: str
+    pending: str | None  # the question a paused thread waits on
+    tool: str | None  # a tool that must not run twice, interrupted mid-call (intent or its pause)
+    error: str | None
+    next_seq: int
+
+
+class _Fold:
+    """The running state of a fold."""
+
+    def __init__(self, task: str) -> None:
+        self.task = task
+        self.history: list[Entry] = []
+        self.calls: list[CallRecord] = []
+        self.trajectory: list[str] = []  # the states entered, or about to be
+        self.position = ("", 0, -1, 0)  # state, turn, step, entered_at
+
+    def apply(self, checkpoint: StoredCheckpoint, body: dict[str, Any]) -> None:
+        state = checkpoint.state
+        self.history.extend(decode_entry(row, state) for row in body.get("e", ()))
+        self.calls.extend(decode_call(row, state) for row in body.get("c", ()))
+        if "d" in body:
+            index, content = body["d"]
+            self.history[index] = dataclasses.replace(self.history[index], content=content)
+        if checkpoint.kind in ("start", "transition"):
+            self.trajectory.append(checkpoint.state)
+        if checkpoint.kind != "fork":
+            self.position = (checkpoint.state, checkpoint.turn, checkpoint.step, checkpoint.entered_at)
+
+    def snapshot(self) -> Snapshot:
+        state, turn, step, entered_at = self.position
+        entered = self.trajectory[:-1] if step < 0 else self.trajectory  # the engine enters it
+        return Snapshot(self.task, tuple(self.history), tuple(self.calls), tuple(entered), state, turn,
+                        step, entered_at)
+
+
+def _unreadable(checkpoint: StoredCheckpoint, exc: Exception) -> CheckpointError:
+    return CheckpointError(
+        f"thread {checkpoint.thread!r}, checkpoint {checkpoint.seq} cannot be read "
+        f"({type(exc).__name__}: {str(exc)[:120]}); the store is damaged, and nothing was written to it"
+    )
+
+
+def _bodies(checkpoints: Sequence[StoredCheckpoint]) -> list[dict[str, Any]]:
+    bodies = []
+    for checkpoint in checkpoints:
+        try:
+            bodies.append(decode(checkpoint.body))
+            int(checkpoint.step), int(checkpoint.entered_at)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise _unreadable(checkpoint, exc) from None
+    return bodies
+
+
+def added_entries(checkpoints: Sequence[StoredCheckpoint]) -> list[tuple[Entry, ...]]:
+    """The history entries each checkpoint added."""
+    rows = []
+    for checkpoint, body in zip(checkpoints, _bodies(checkpoints)):
+        try:
+            rows.append(tuple(decode_entry(row, checkpoint.state) for row in body.get("e", ())))
+        except (ValueError, TypeError, KeyError) as exc:
+            raise _unreadable(checkpoint, exc) from None
+    return rows
+
+
+def fold(checkpoints: Sequence[StoredCheckpoint], task: str) -> Folded:
+    """Where the run of a thread stands after ``checkpoints`` (its whole lineage)."""
+    if not checkpoints:
+        raise CheckpointError("a thread without checkpoints cannot be resumed; run it from the start")
+    bodies = _bodies(checkpoints)
+    steps = [i for i, c in enumerate(checkpoints) if c.kind != "fork"]
+    terminal = steps[-1] if steps else len(checkpoints) - 1
+    state = _Fold(task)
+    resume_from: Snapshot | None = None
+    for i, (checkpoint, body) in enumerate(zip(checkpoints, bodies)):
+        if checkpoint.kind == "end" and i != terminal:
+            continue
+        try:
+            if i == terminal and checkpoint.kind == "end":
+                resume_from = state.snapshot()
+            state.apply(checkpoint, body)
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            raise _unreadable(checkpoint, exc) from None
+    last, last_body = checkpoints[terminal], bodies[terminal]
+    stored = state.snapshot()
+    return Folded(
+        resume_from=resume_from or stored,
+        stored=stored,
+        kind=last.kind,
+        status=last.status,
+        pending=last_body.get("q"),
+        tool=last_body.get("i") if last.kind in ("intent", "pause") else None,
+        error=last_body.get("x"),
+        next_seq=checkpoints[-1].seq + 1,
+    )
+
+
+def fork_body(lineage: Sequence[StoredCheckpoint], edit: tuple[int, str] | None) -> bytes:
+    """The body of a fork's first checkpoint: the edit, checked against the history it edits."""
+    if edit is None:
+        return encode({})
+    index, content = edit
+    history = fold(lineage, "").stored.history
+    if not -len(history) <= index < len(history):
+        raise CheckpointError(
+            f"cannot edit history entry {index}: at checkpoint {lineage[-1].seq} the history has "
+            f"{len(history)} entries (0-{len(history) - 1})"
+        )
+    if not isinstance(content, str):
+        raise CheckpointError(f"an edited entry's text must be a str, got {type(content).__name__}")
+    return encode({"d": [index % len(history), content]})

@@ -1,0 +1,120 @@
+"""The PostgreSQL checkpointer (psycopg 3), for flows served from several machines.
+
+``PostgresCheckpointer("postgresql://user@host:5432/db")`` creates its two tables if missing.
+Two processes resuming the same thread cannot both write: the second one's checkpoint number is
+taken, and it stops with a :class:`~statebound.errors.CheckpointError`. ``durability="system"``
+(the default) and ``"process"`` let a commit return before the server flushes its log
+(``synchronous_commit=off``: a server crash may lose the last checkpoints, never damage them);
+``"disk"`` waits for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from statebound.errors import CheckpointError
+from statebound.flow.live.records import StoredCheckpoint, ThreadRecord
+from statebound.flow.live.sqlite import Durability
+from statebound.flow.live.store import Checkpointer, taken
+
+__all__ = ["PostgresCheckpointer", "redacted"]
+
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS statebound_threads (
+    thread TEXT PRIMARY KEY, flow TEXT NOT NULL, task TEXT NOT NULL, signature TEXT NOT NULL,
+    parent TEXT, parent_seq INTEGER, created DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS statebound_checkpoints (
+    thread TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL,
+    turn INTEGER NOT NULL, step INTEGER NOT NULL, entered_at INTEGER NOT NULL, status TEXT, body BYTEA NOT NULL, created DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (thread, seq)
+);
+"""
+_CHECKPOINT_COLUMNS = "thread, seq, kind, state, turn, step, entered_at, status, body, created"
+_THREAD_COLUMNS = "thread, flow, task, signature, parent, parent_seq, created"
+
+
+def redacted(url: str) -> str:
+    """``url`` without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username}@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+class PostgresCheckpointer(Checkpointer):
+    """Threads and checkpoints in the PostgreSQL database at ``url``."""
+
+    def __init__(self, url: str, *, durability: Durability = "system", connect_timeout: int = 5) -> None:
+        try:
+            import psycopg
+        except ImportError:
+            raise CheckpointError(
+                "PostgresCheckpointer needs psycopg 3: pip install 'statebound[postgres]'"
+            ) from None
+        self.where = redacted(url)
+        self._errors = psycopg.Error
+        self._unique = psycopg.errors.UniqueViolation
+        try:
+            self._db: Any = psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout)
+        except psycopg.Error as exc:
+            reason = (str(exc).strip().splitlines() or ["no reason given"])[-1]
+            raise CheckpointError(f"cannot connect to PostgreSQL at {self.where}: {reason}") from None
+        self._db.execute(f"SET synchronous_commit = {'on' if durability == 'disk' else 'off'}")
+        self._db.execute(_SCHEMA)
+
+    def _query(self, sql: str, args: tuple[Any, ...], make: Callable[..., T]) -> list[T]:
+        try:
+            return [make(*row) for row in self._db.execute(sql, args).fetchall()]
+        except self._errors as exc:
+            raise CheckpointError(f"PostgreSQL at {self.where} failed: {str(exc).strip()}") from None
+
+    def _insert(self, sql: str, rows: list[tuple[Any, ...]], conflict: CheckpointError) -> None:
+        try:
+            with self._db.transaction(), self._db.cursor() as cursor:
+                cursor.executemany(sql, rows)
+        except self._unique:
+            raise conflict from None
+        except self._errors as exc:
+            raise CheckpointError(f"cannot write to PostgreSQL at {self.where}: {str(exc).strip()}") from None
+
+    def create_thread(self, record: ThreadRecord) -> None:
+        self._insert(f"INSERT INTO statebound_threads ({_THREAD_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                     [(record.thread, record.flow, record.task, record.signature, record.parent,
+                       record.parent_seq, record.created)],
+                     CheckpointError(f"{self.where} has a thread {record.thread!r} already; pick another name"))
+
+    def record(self, thread: str) -> ThreadRecord | None:
+        rows = self._query(f"SELECT {_THREAD_COLUMNS} FROM statebound_threads WHERE thread = %s", (thread,),
+                           ThreadRecord)
+        return rows[0] if rows else None
+
+    def append(self, *checkpoints: StoredCheckpoint) -> None:
+        self._insert(
+            f"INSERT INTO statebound_checkpoints ({_CHECKPOINT_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            [checkpoint.row() for checkpoint in checkpoints], taken(checkpoints[0]),
+        )
+
+    def own_checkpoints(self, thread: str, *, upto: int | None = None) -> list[StoredCheckpoint]:
+        sql = (f"SELECT {_CHECKPOINT_COLUMNS} FROM statebound_checkpoints WHERE thread = %s AND seq <= %s "
+               "ORDER BY seq")
+        return self._query(sql, (thread, 2**31 - 1 if upto is None else upto), StoredCheckpoint.from_row)
+
+    def heads(self) -> list[tuple[ThreadRecord, StoredCheckpoint | None]]:
+        records = self._query(f"SELECT {_THREAD_COLUMNS} FROM statebound_threads ORDER BY created, thread", (),
+                              ThreadRecord)
+        sql = (f"SELECT DISTINCT ON (thread) {_CHECKPOINT_COLUMNS} FROM statebound_checkpoints "
+               "ORDER BY thread, seq DESC")
+        last = {c.thread: c for c in self._query(sql, (), StoredCheckpoint.from_row)}
+        return [(record, last.get(record.thread)) for record in records]
+
+    def close(self) -> None:
+        if not self._db.closed:
+            self._db.close()
+

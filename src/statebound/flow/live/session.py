@@ -1,0 +1,148 @@
+"""Running a flow as a stored thread: start it, continue it after a crash, answer its pause.
+
+* a new thread stores every step (:class:`~statebound.flow.live.recorder.Recorder`);
+* a stored thread continues at the exact point its last checkpoint names: an output function
+  whose result was stored is never run again (an LLM reply is never asked for twice), one that
+  was interrupted mid-call runs again; a tool declared ``repeatable=False`` that was interrupted
+  makes the run pause and ask (answer ``repeat`` or ``skip``);
+* a paused thread continues with the person's answer; a finished one returns its result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from statebound.errors import CheckpointError
+from statebound.flow import engine
+from statebound.flow.context import RunContext, Snapshot
+from statebound.flow.history import Entry
+from statebound.flow.listeners import EventCallback
+from statebound.flow.live.codec import encode
+from statebound.flow.live.fold import Folded, fold
+from statebound.flow.live.recorder import Recorder
+from statebound.flow.live.records import StoredCheckpoint, ThreadRecord
+from statebound.flow.live.signature import differences, signature
+from statebound.flow.live.store import Checkpointer
+from statebound.flow.machine import Machine
+from statebound.flow.result import ExitReason, RunResult
+from statebound.llm.base import LLM
+
+__all__ = ["REPEAT", "SKIP", "Running", "run_thread"]
+
+REPEAT, SKIP = "repeat", "skip"  # the answers to "a tool that must not run twice was interrupted"
+
+
+@dataclass(frozen=True, slots=True)
+class Running:
+    """How to run, as :meth:`Flow.run <statebound.flow.Flow.run>` takes it: the default model,
+    the tools' ``deps`` and the event listeners."""
+
+    llm: LLM | None = None
+    deps: Any = None
+    on_event: EventCallback | Sequence[EventCallback] | None = None
+    record_events: bool = True
+
+    async def execute(self, machine: Machine, task: str, *, hook: Recorder,
+                      snapshot: Snapshot | None = None) -> RunResult:
+        return await engine.execute(machine, task, llm=self.llm, deps=self.deps, on_event=self.on_event,
+                                    record_events=self.record_events, hook=hook, snapshot=snapshot)
+
+
+async def run_thread(machine: Machine, thread: str, *, store: Checkpointer, running: Running,
+                     task: str | None = None, reply: str | None = None) -> RunResult:
+    """Run ``thread``: a new one from the start on ``task``, a stored one from its last
+    checkpoint (``task``, if given, must be the one it started with; ``reply`` answers a pause)."""
+    record = store.record(thread)
+    if record is None:
+        if task is None:
+            raise CheckpointError(
+                f"{store.where} has no thread {thread!r}; start it with flow.run(task, checkpointer=..., "
+                f"thread={thread!r})"
+            )
+        store.create_thread(ThreadRecord(thread, machine.name, task, signature(machine), created=time.time()))
+        return await running.execute(machine, task, hook=Recorder(store, thread, machine))
+    if task is not None and record.task != task:
+        raise CheckpointError(
+            f"thread {thread!r} was started with another task ({record.task[:80]!r}); continue it "
+            f"with flow.resume({thread!r}, ...) or give this task a new thread name"
+        )
+    return await _continue(machine, record, store=store, reply=reply, running=running)
+
+
+async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpointer, reply: str | None,
+                    running: Running) -> RunResult:
+    thread = record.thread
+    changed = differences(record.signature, machine)
+    if changed:
+        raise CheckpointError(
+            f"thread {thread!r} was stored by a different flow ({'; '.join(changed)}); resume it "
+            "with the flow it was started with, or start a new thread"
+        )
+    lineage = store.lineage(thread)
+    if not lineage:  # it died before its first commit, so nothing it did reached outside
+        if reply is not None:
+            raise CheckpointError(f"thread {thread!r} waits for no input (it has no checkpoint yet)")
+        return await running.execute(machine, record.task, hook=Recorder(store, thread, machine))
+    folded = fold(lineage, record.task)
+    waiting = folded.kind == "pause"
+    if reply is not None and not waiting:
+        raise CheckpointError(f"thread {thread!r} waits for no input (it is {folded.status}); resume it without input")
+    if folded.kind == "end" and folded.status != ExitReason.ERROR.value:
+        return _stored_result(machine, folded)
+    if folded.kind == "intent" or (waiting and reply is None):
+        return _ask(machine, store, thread, folded)
+    snapshot = folded.resume_from
+    if waiting and folded.tool is not None:
+        snapshot = _after_interrupted_tool(snapshot, folded.tool, reply)  # type: ignore[arg-type]
+    elif waiting:
+        snapshot = dataclasses.replace(snapshot, reply=reply)
+    recorder = Recorder(store, thread, machine, seq=folded.next_seq,
+                        entries=len(folded.resume_from.history), calls=len(snapshot.calls))
+    return await running.execute(machine, record.task, hook=recorder, snapshot=snapshot)
+
+
+def _context(machine: Machine, snapshot: Snapshot) -> RunContext:
+    ctx = RunContext(flow=machine, task=snapshot.task, deps=None, llm=None, emit=None,
+                     cost=lambda model, usage: None)
+    ctx.restore(snapshot)
+    return ctx
+
+
+def _entered(snapshot: Snapshot) -> tuple[str, ...]:
+    """The states a stopped run entered (a run that stopped on entering a state entered it)."""
+    return snapshot.trajectory if snapshot.step >= 0 else (*snapshot.trajectory, snapshot.state)
+
+
+def _stored_result(machine: Machine, folded: Folded) -> RunResult:
+    """The result a finished thread's run returned, read back (nothing runs)."""
+    snapshot = folded.stored
+    return engine.result_of(_context(machine, snapshot), _entered(snapshot), ExitReason(folded.status))
+
+
+def _ask(machine: Machine, store: Checkpointer, thread: str, folded: Folded) -> RunResult:
+    """The paused result of a thread that waits for a person, storing the question if it is new."""
+    snapshot = folded.resume_from
+    question = folded.pending
+    if folded.kind == "intent":  # a tool that must not run twice was interrupted: ask first
+        question = (
+            f"tool {folded.tool!r} was interrupted while it ran and is not safe to run twice: answer "
+            f"{REPEAT!r} to run it again or {SKIP!r} to go on as if it failed"
+        )
+        body = encode({"q": question, "i": folded.tool})
+        store.append(StoredCheckpoint(thread, folded.next_seq, "pause", snapshot.state, snapshot.turn,
+                                      snapshot.step, snapshot.entered_at, "paused", body, time.time()))
+    return engine.result_of(_context(machine, snapshot), _entered(snapshot), ExitReason.PAUSED, pending=question)
+
+
+def _after_interrupted_tool(snapshot: Snapshot, tool: str, reply: str) -> Snapshot:
+    answer = reply.strip().lower()
+    if answer == REPEAT:
+        return snapshot
+    if answer != SKIP:
+        raise CheckpointError(f"answer {REPEAT!r} or {SKIP!r} about the interrupted tool {tool!r}, not {reply!r}")
+    failed = Entry("tool", f"{tool} was interrupted and not run again", snapshot.state, "tool", tool, False)
+    return dataclasses.replace(snapshot, history=(*snapshot.history, failed), step=snapshot.step + 1)

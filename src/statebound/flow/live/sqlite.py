@@ -1,0 +1,128 @@
+"""The embedded checkpointer: one SQLite file (the default store of live flows).
+
+Durability is an option; no mode waits for the disk at every step unless asked (write-ahead log):
+
+* ``"system"`` (the default, ``synchronous=NORMAL``): a killed process loses nothing; an
+  operating-system crash or a power cut may lose the last checkpoints, never damages the file;
+* ``"process"`` (``synchronous=OFF``, the fastest): a killed process loses nothing; an
+  operating-system crash or a power cut may damage the file;
+* ``"disk"`` (``synchronous=FULL``): every commit waits for the disk (fsync): nothing is lost.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from statebound.errors import CheckpointError
+from statebound.flow.live.records import StoredCheckpoint, ThreadRecord
+from statebound.flow.live.store import Checkpointer, taken
+
+__all__ = ["Durability", "SQLiteCheckpointer"]
+
+Durability = Literal["process", "system", "disk"]
+_SYNCHRONOUS = {"process": "OFF", "system": "NORMAL", "disk": "FULL"}
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS threads (
+    thread TEXT PRIMARY KEY, flow TEXT NOT NULL, task TEXT NOT NULL, signature TEXT NOT NULL,
+    parent TEXT, parent_seq INTEGER, created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    thread TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL,
+    turn INTEGER NOT NULL, step INTEGER NOT NULL, entered_at INTEGER NOT NULL, status TEXT,
+    body BLOB NOT NULL, created REAL NOT NULL,
+    PRIMARY KEY (thread, seq)
+) WITHOUT ROWID;
+"""
+_CHECKPOINT_COLUMNS = "thread, seq, kind, state, turn, step, entered_at, status, body, created"
+_THREAD_COLUMNS = "thread, flow, task, signature, parent, parent_seq, created"
+
+
+class SQLiteCheckpointer(Checkpointer):
+    """Threads and checkpoints in the SQLite file ``path`` (created if missing)."""
+
+    def __init__(self, path: str | Path, *, durability: Durability = "system") -> None:
+        if durability not in _SYNCHRONOUS:
+            raise CheckpointError(f"durability must be one of {', '.join(map(repr, _SYNCHRONOUS))}, got {durability!r}")
+        self.path = Path(path)
+        self.where = str(self.path)
+        self.durability = durability
+        self._db: sqlite3.Connection | None = None
+        with self._reading(None):
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={_SYNCHRONOUS[durability]}")
+            self._db.executescript(_SCHEMA)
+
+    @contextmanager
+    def _reading(self, thread: str | None) -> Iterator[None]:
+        """SQLite's own failures as one line naming the file (and thread)."""
+        try:
+            yield
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            about = f", thread {thread!r}" if thread else ""
+            raise CheckpointError(
+                f"checkpoint store {self.path}{about} cannot be read: {exc} (a damaged or truncated "
+                "file, or not a checkpoint store); nothing was written to it"
+            ) from None
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise CheckpointError(f"checkpoint store {self.path} is closed")
+        return self._db
+
+    def _query(self, thread: str | None, sql: str, args: tuple[Any, ...], make: Callable[..., T]) -> list[T]:
+        with self._reading(thread):
+            return [make(*row) for row in self.db.execute(sql, args)]
+
+    def create_thread(self, record: ThreadRecord) -> None:
+        try:
+            with self._reading(record.thread):
+                self.db.execute(f"INSERT INTO threads ({_THREAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                (record.thread, record.flow, record.task, record.signature, record.parent,
+                                 record.parent_seq, record.created))
+        except sqlite3.IntegrityError:
+            raise CheckpointError(f"{self.path} has a thread {record.thread!r} already; pick another name") from None
+
+    def record(self, thread: str) -> ThreadRecord | None:
+        rows = self._query(thread, f"SELECT {_THREAD_COLUMNS} FROM threads WHERE thread = ?", (thread,), ThreadRecord)
+        return rows[0] if rows else None
+
+    def append(self, *checkpoints: StoredCheckpoint) -> None:
+        rows = [value for checkpoint in checkpoints for value in checkpoint.row()]
+        try:
+            self.db.execute(_insert(len(checkpoints)), rows)  # one statement: one commit
+        except sqlite3.IntegrityError:
+            raise taken(checkpoints[0]) from None
+        except sqlite3.Error as exc:
+            raise CheckpointError(f"cannot write to checkpoint store {self.path}: {exc}") from None
+
+    def own_checkpoints(self, thread: str, *, upto: int | None = None) -> list[StoredCheckpoint]:
+        sql = f"SELECT {_CHECKPOINT_COLUMNS} FROM checkpoints WHERE thread = ? AND seq <= ? ORDER BY seq"
+        return self._query(thread, sql, (thread, 2**62 if upto is None else upto), StoredCheckpoint.from_row)
+
+    def heads(self) -> list[tuple[ThreadRecord, StoredCheckpoint | None]]:
+        records = self._query(None, f"SELECT {_THREAD_COLUMNS} FROM threads ORDER BY created, thread", (), ThreadRecord)
+        sql = (f"SELECT {_CHECKPOINT_COLUMNS} FROM checkpoints AS c WHERE seq = "
+               "(SELECT MAX(seq) FROM checkpoints WHERE thread = c.thread)")
+        last = {c.thread: c for c in self._query(None, sql, (), StoredCheckpoint.from_row)}
+        return [(record, last.get(record.thread)) for record in records]
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+@functools.lru_cache(maxsize=16)
+def _insert(rows: int) -> str:
+    return "INSERT INTO checkpoints VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * rows)

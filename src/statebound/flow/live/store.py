@@ -1,0 +1,134 @@
+"""The checkpointer protocol: an append-only log of checkpoints per thread.
+
+A *thread* is one stored run of a flow. Each step of the run appends one *checkpoint*: a small
+delta (the new history entries and LLM calls, the state, turn and position), never the whole
+history, so the bytes written per step stay the same as the history grows. A fork is a new
+thread whose log begins with its parent's, up to a checkpoint (read through, not copied).
+
+Back-ends implement five primitives (:meth:`Checkpointer.create_thread`, :meth:`~Checkpointer.record`,
+:meth:`~Checkpointer.append`, :meth:`~Checkpointer.own_checkpoints`, :meth:`~Checkpointer.heads`)
+and :meth:`~Checkpointer.close`; listing, reading a lineage and forking are built on them here.
+Nothing is ever updated or deleted: a damaged store is reported, not repaired.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from types import TracebackType
+from typing import Self
+
+from statebound.errors import CheckpointError
+from statebound.flow.live.fold import added_entries, fork_body
+from statebound.flow.live.records import CheckpointInfo, StoredCheckpoint, ThreadInfo, ThreadRecord
+
+__all__ = ["Checkpointer", "taken"]
+
+
+def taken(checkpoint: StoredCheckpoint) -> CheckpointError:
+    """The error of a write that lost the race for a checkpoint number."""
+    return CheckpointError(
+        f"thread {checkpoint.thread!r} has a checkpoint {checkpoint.seq} already: another run of it is "
+        "going on (or went on) elsewhere; resume it again to continue from the newest"
+    )
+
+class Checkpointer(ABC):
+    """Where flows store their threads (see :class:`~statebound.flow.live.SQLiteCheckpointer`,
+    :class:`~statebound.flow.live.PostgresCheckpointer`). Use it as a context manager."""
+
+    where: str  # the file or server, for messages (never a password)
+
+    # ---- primitives ----------------------------------------------------------------------
+    @abstractmethod
+    def create_thread(self, record: ThreadRecord) -> None:
+        """Store a new thread; CheckpointError if the name is taken."""
+
+    @abstractmethod
+    def record(self, thread: str) -> ThreadRecord | None:
+        """The thread as created, or None."""
+
+    @abstractmethod
+    def append(self, *checkpoints: StoredCheckpoint) -> None:
+        """Add checkpoints, in one commit; CheckpointError if a number is taken (another run of
+        the thread wrote first), and then none of them is added."""
+
+    @abstractmethod
+    def own_checkpoints(self, thread: str, *, upto: int | None = None) -> list[StoredCheckpoint]:
+        """The checkpoints stored under ``thread`` itself (not its parent's), by number."""
+
+    @abstractmethod
+    def heads(self) -> list[tuple[ThreadRecord, StoredCheckpoint | None]]:
+        """Every thread with its last own checkpoint (None before its first)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    # ---- built on them --------------------------------------------------------------------
+    def lineage(self, thread: str, *, upto: int | None = None) -> list[StoredCheckpoint]:
+        """Every checkpoint of ``thread`` from its first (its parents' for a fork), by number,
+        checked to be complete."""
+        record = self.record(thread)
+        if record is None:
+            raise CheckpointError(f"{self.where} has no thread {thread!r}; `statebound threads {self.where}` lists them")
+        inherited: list[StoredCheckpoint] = []
+        first = 0
+        if record.parent is not None and record.parent_seq is not None:
+            end = record.parent_seq if upto is None else min(upto, record.parent_seq)
+            inherited = self.lineage(record.parent, upto=end)
+            first = record.parent_seq + 1
+        own = self.own_checkpoints(thread, upto=upto)
+        for expected, checkpoint in enumerate(own, start=first):
+            if checkpoint.seq != expected:
+                raise CheckpointError(
+                    f"{self.where}: thread {thread!r}, checkpoint {expected} cannot be read: it is "
+                    f"missing (the next one stored is {checkpoint.seq}); the store is damaged, and "
+                    "nothing was written to it"
+                )
+        return inherited + own
+
+    def threads(self) -> list[ThreadInfo]:
+        """Every thread, where it stands now."""
+        infos = []
+        for record, last in self.heads():
+            infos.append(ThreadInfo(
+                thread=record.thread, flow=record.flow, task=record.task,
+                state=last.state if last else "", turn=last.turn if last else 0,
+                status=last.status if last else "new", checkpoints=last.seq + 1 if last else 0,
+                parent=record.parent, updated=last.created if last else record.created,
+            ))
+        return infos
+
+    def checkpoints(self, thread: str) -> list[CheckpointInfo]:
+        """Every checkpoint of ``thread``'s lineage, first to last."""
+        lineage = self.lineage(thread)
+        return [CheckpointInfo(c.thread, c.seq, c.kind, c.state, c.turn, c.status, added, c.created)
+                for c, added in zip(lineage, added_entries(lineage))]
+
+    def fork(self, source: str, *, at: int, thread: str, edit: tuple[int, str] | None = None) -> str:
+        """Start ``thread`` as a copy of ``source`` up to its checkpoint ``at`` (read through, not
+        copied), optionally with the history entry at index ``edit[0]`` given the text
+        ``edit[1]`` (e.g. an edited model reply). Run it on with ``flow.resume(thread, ...)``."""
+        lineage = self.lineage(source, upto=at)
+        if not lineage or lineage[-1].seq != at:
+            last = lineage[-1].seq if lineage else -1
+            raise CheckpointError(f"thread {source!r} has no checkpoint {at} (its last is {last})")
+        base = lineage[-1]
+        body = fork_body(lineage, edit)
+        record = self.record(source)
+        assert record is not None  # lineage() found it
+        now = time.time()
+        self.create_thread(ThreadRecord(thread, record.flow, record.task, record.signature, source, at, now))
+        status = "running" if base.kind == "end" and base.status == "error" else base.status
+        self.append(StoredCheckpoint(thread, at + 1, "fork", base.state, base.turn, base.step, base.entered_at,
+                                     status, body, now))
+        return thread
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.where!r})"

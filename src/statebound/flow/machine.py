@@ -1,0 +1,74 @@
+"""The compiled state machine: states, compiled transitions and limits, validated when built and
+immutable afterwards. Pure data: running it is :mod:`statebound.flow.engine`'s job, and the
+user-facing :class:`~statebound.flow.model.Flow` adds ``run``/``resume``/drawing on top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any, Self
+
+from statebound.errors import DefinitionError
+from statebound.flow.states import Edge, State, compile_transition
+from statebound.flow.validate import validate
+
+__all__ = ["Machine"]
+
+
+class Machine:
+    """A validated StateFlow model. Configuration is keyword-only; see ``docs/flow.md``.
+
+    ``max_turns`` bounds the number of transitions; ``visit_limits`` bounds how often a state may
+    be entered; ``token_budget`` bounds the run's total LLM tokens. ``system`` is the system
+    prompt of every LLM call.
+    """
+
+    __slots__ = ("edges", "initial", "max_turns", "name", "states", "states_by_name", "system", "token_budget", "visit_limits")
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        initial: str,
+        states: Iterable[State],
+        system: str | None = None,
+        max_turns: int = 20,
+        token_budget: int | None = None,
+        visit_limits: Mapping[str, int] | None = None,
+    ) -> None:
+        self.name = name
+        self.initial = initial
+        self.states = tuple(states)
+        self.system = system
+        self.max_turns = max_turns
+        self.token_budget = token_budget
+        self.visit_limits: Mapping[str, int] = MappingProxyType(dict(visit_limits or {}))
+        self.states_by_name: Mapping[str, State] = MappingProxyType({s.name: s for s in self.states})
+        self.edges: Mapping[str, tuple[Edge, ...]] = MappingProxyType(
+            {s.name: tuple(compile_transition(s.name, t) for t in s.transitions) for s in self.states}
+        )
+        validate(self)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, states={[s.name for s in self.states]})"
+
+    @property
+    def final_states(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.states if s.final)
+
+    def replace(self, **changes: Any) -> Self:
+        """A copy with some settings changed, e.g. ``flow.replace(max_turns=5)`` (validated again)."""
+        settings = {
+            "name": self.name,
+            "initial": self.initial,
+            "states": self.states,
+            "system": self.system,
+            "max_turns": self.max_turns,
+            "token_budget": self.token_budget,
+            "visit_limits": self.visit_limits,
+        }
+        unknown = set(changes) - set(settings)
+        if unknown:
+            raise DefinitionError(f"Flow.replace: unknown settings {sorted(unknown)}; use {sorted(settings)}")
+        return type(self)(**{**settings, **changes})

@@ -1,0 +1,38 @@
+"""kill -9 a stored 30-turn flow (``statebound run`` in a child process) at random points and
+resume it: no checkpointed reply is asked for again, and the run ends as an uninterrupted one
+(benchmarks/kill_resume.py does the work; benchmarks/live_flows.py runs 20 of these)."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+HARNESS = Path(__file__).resolve().parents[2] / "benchmarks" / "kill_resume.py"
+
+
+def _harness_module():
+    spec = importlib.util.spec_from_file_location("kill_resume", HARNESS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_kill_9_then_resume_repeats_no_checkpointed_call(tmp_path):
+    kill_resume = _harness_module()
+    harness = kill_resume.Harness(tmp_path)
+    assert len(harness.calls("reference")) == kill_resume.TURNS
+    rng = random.Random(23)
+    for _ in range(3):
+        trial = harness.trial(rng)
+        assert 0 < trial.killed_after and trial.stored < kill_resume.TURNS, trial  # it died mid-run
+        assert trial.reasked == 0, trial
+        assert trial.in_flight == trial.killed_after - trial.stored <= 1, trial
+        assert trial.same, trial

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from statebound.cli.app import app
 from statebound.flow import (
+    AskHuman,
     CallLLM,
     CallTool,
     ExitReason,
@@ -130,6 +131,7 @@ def calc(ctx) -> str:
 @pytest.mark.parametrize("outputs, transitions, covered", [
     ([CallTool(calc)], [(tool_ok(), "End"), (tool_failed(), "Ask")], True),
     ([CallTool(calc), CallLLM()], [(tool_failed("calc"), "Ask"), (tool_ok(), "End")], True),
+    ([CallTool(calc), AskHuman("Go on?")], [(tool_ok(), "End"), (tool_failed(), "Ask")], True),
     ([CallTool(calc)], [(tool_ok(), "End")], False),
     ([CallTool(calc)], [(tool_ok(), "End"), (tool_failed("other"), "Ask")], False),
     ([CallLLM()], [(tool_ok(), "End"), (tool_failed(), "Ask")], False),  # no tool result to test

@@ -13,6 +13,7 @@ from types import CellType, FunctionType
 from typing import TYPE_CHECKING, Literal
 
 from statebound.flow.choice import Pick
+from statebound.flow.human import AskHuman
 from statebound.flow.outputs import CallLLM, CallTool, Instruction
 from statebound.flow.rules import Rule
 from statebound.flow.validate import distances, reachable
@@ -108,10 +109,12 @@ def _live_edges(state: str, edges: Sequence[Edge], found: list[FlowDiagnostic]) 
 
 def _always_fires(state: State, live: Sequence[Edge]) -> bool:
     """A catch-all, or tool_ok and tool_failed after a CallTool (its result is ok or failed, and
-    only instructions, LLM calls and picks, which add no tool results, may follow it)."""
+    only instructions, LLM calls, picks and questions to a person, which add no tool results, may
+    follow it)."""
     if any(e.catch_all for e in live):
         return True
-    tool = next((o for o in reversed(state.outputs) if not isinstance(o, Instruction | CallLLM | Pick)), None)
+    tool = next((o for o in reversed(state.outputs) if not isinstance(o, Instruction | CallLLM | Pick | AskHuman)),
+                None)
     if not isinstance(tool, CallTool):
         return False
     statuses = {e.rule.tool_status for e in live if e.rule is not None and e.rule.tool_status}

@@ -23,7 +23,7 @@ def render_episode(result: EpisodeResult, *, console: Any = None, max_chars: int
     console.rule(
         f"[bold]{result.task}[/] - {group_label({'agent': result.agent, 'model': result.model})} "
         f"seed {result.seed}: {outcome}, reward {result.reward:g}, {result.turns} turns, "
-        f"exit {result.exit_state} ({result.exit_reason})"
+        f"exit {result.exit_state} ({result.exit_reason.value})"
     )
     if result.error:
         console.print(f"[red]crashed: {result.error}[/]")

@@ -109,6 +109,9 @@ def test_a_plugin_benchmark_runs_through_statebound_eval(tmp_path: Path) -> None
     listed = subprocess.run([*statebound, "eval", "successor", "--list-agents"], env=env, capture_output=True,
                             text=True, check=True)
     assert "ask  asks the model once" in listed.stdout and "count=3" in listed.stdout
+    helped = subprocess.run([*statebound, "eval", "--help"], env={**env, "COLUMNS": "120"}, capture_output=True,
+                            text=True, check=True)
+    assert "successor: say the next number" in helped.stdout and "intercode-sql: " in helped.stdout
     out = tmp_path / "run"
     ran = subprocess.run([*statebound, "eval", "successor", "-a", "ask", "-m", "counter", "--no-progress",
                           "--no-plots", "-o", str(out)], env=env, capture_output=True, text=True)

@@ -7,7 +7,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import click
 import typer
+from typer.core import TyperCommand
 
 from statebound.cli.app import app
 
@@ -19,9 +21,20 @@ def _default_out(benchmark: str) -> Path:
     return Path("runs") / f"{benchmark}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-@app.command("eval")
+class _ListsRegistered(TyperCommand):
+    """``statebound eval --help`` ends with the benchmarks registered now (read only for the help)."""
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from statebound.bench.registry import benchmark_class, benchmark_names
+
+        lines = [f"{name}: {benchmark_class(name).summary}" for name in benchmark_names()]
+        self.epilog = "Registered benchmarks (agents: statebound eval BENCHMARK --list-agents):\n\n" + "\n\n".join(lines)
+        super().format_help(ctx, formatter)
+
+
+@app.command("eval", cls=_ListsRegistered)
 def eval_command(
-    benchmark: str = typer.Argument(..., help="Benchmark name (statebound eval --list shows them)."),
+    benchmark: str = typer.Argument(..., help="Benchmark name (listed at the end of this help)."),
     agent: list[str] = typer.Option([], "--agent", "-a", help="Agent to run; repeat for several (--list-agents shows them)."),
     model: list[str] = typer.Option([], "--model", "-m", help="Model name (statebound models lists them); repeat for several."),
     seed: list[int] = typer.Option([0], "--seed", help="Seed; repeat for several."),

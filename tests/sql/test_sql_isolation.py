@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from statebound.agents.sql import build_agent
+from statebound.agents.sql import build_replay
 from statebound.envs.sql import ERROR_PREFIX, Backend, QueryFailed, SqlEnvironment, load_tasks
 from statebound.envs.sql.isolation import (
     MYSQL_REFUSED_PHRASES,
@@ -229,7 +229,7 @@ def test_replayed_hostile_actions_leave_the_host_and_the_reward_alone(
     actions = [host.sql(f"execute[{sql}]") for sql in SQLITE_HOSTILE.values()]
     env = _open(sqlite_backend)
     replay = {NETWORK_TASK.id: [*actions, f"execute[{NETWORK_TASK.gold}]", "submit"]}
-    agent = build_agent("replay", replay=replay, max_turns=len(actions) + 2)
+    agent = build_replay(replay, max_turns=len(actions) + 2)
     result = agent.run_sync(NETWORK_TASK.query, llm=ScriptedLLM([]), deps=env)
     score = env.score()
     env.close()

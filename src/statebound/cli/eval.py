@@ -5,9 +5,8 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import click
 import typer
 from typer.core import TyperCommand
 
@@ -24,7 +23,7 @@ def _default_out(benchmark: str) -> Path:
 class _ListsRegistered(TyperCommand):
     """``statebound eval --help`` ends with the benchmarks registered now (read only for the help)."""
 
-    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_help(self, ctx: Any, formatter: Any) -> None:  # typer's own click types
         from statebound.bench.registry import benchmark_class, benchmark_names
 
         lines = [f"{name}: {benchmark_class(name).summary}" for name in benchmark_names()]

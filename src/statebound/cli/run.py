@@ -100,10 +100,11 @@ def load_flow(ref: str) -> Flow:
 def open_flow_model(name: str | None, options: list[str]) -> LLM:
     """The model ``name`` (default: ``$STATEBOUND_MODEL``, the config file's ``model``, smollm2),
     opened as ``statebound eval`` opens it (so ``function:module:responder`` works too)."""
-    from statebound.bench.models import ModelSpec, open_llm, parse_options
+    from statebound.bench.models import ModelSpec, open_llm
+    from statebound.bench.options import parse_pairs
     from statebound.llm.config import default_model
 
-    spec = ModelSpec(name or default_model(), parse_options(options, flag="--model-option"))
+    spec = ModelSpec(name or default_model(), parse_pairs(options, flag="--model-option"))
     return open_llm(spec)
 
 

@@ -1,4 +1,5 @@
-"""InterCode-SQL agents: StateFlow and SF_Agent (with ablations), the benchmark's baselines, and two
+"""InterCode-SQL agents: StateFlow and SF_Agent (with ablations), the benchmark's baselines, our
+scoped machine (``stateflow-scoped``, with its random control ``stateflow-scoped-random``), and two
 oracles that check the environment. Every agent is a :class:`~statebound.flow.Flow` whose tools act
 on the environment passed as ``deps`` (a :class:`~statebound.envs.sql.SqlEnvironment` after
 ``reset``). :data:`AGENTS` is registered for the ``intercode-sql`` benchmark by entry point.
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from statebound.agents.sql.baselines import build_plan_solve, build_react
 from statebound.agents.sql.oracles import build_gold, build_replay, load_replay
+from statebound.agents.sql.scoped import build_scoped
 from statebound.agents.sql.stateflow import build_stateflow
 from statebound.bench.contract import AgentSpec, Setup
 from statebound.bench.converters import FlowAgent
@@ -21,7 +23,8 @@ from statebound.flow import Flow
 if TYPE_CHECKING:
     from statebound.benchmarks.intercode_sql import SqlOptions
 
-__all__ = ["AGENTS", "build_gold", "build_plan_solve", "build_react", "build_replay", "build_stateflow", "load_replay"]
+__all__ = ["AGENTS", "build_gold", "build_plan_solve", "build_react", "build_replay", "build_scoped",
+           "build_stateflow", "load_replay"]
 
 
 def _model_agent(build: Callable[..., Flow], summary: str, **fixed: Any) -> AgentSpec[SqlOptions]:
@@ -61,6 +64,10 @@ AGENTS: dict[str, AgentSpec[SqlOptions]] = {
     "react": _model_agent(build_react, "few-shot ReAct (InterCode's baseline)", refined=False),
     "react-refined": _model_agent(build_react, "ReAct with StateFlow's refined instruction", refined=True),
     "plan-solve": _model_agent(build_plan_solve, "Plan & Solve: a plan, then one query per step"),
+    "stateflow-scoped": _model_agent(build_scoped, "extension: the query built a part at a time, each part chosen "
+                                     "by the model's scores among candidates from the schema", chooser="score"),
+    "stateflow-scoped-random": _model_agent(build_scoped, "extension: stateflow-scoped with seeded random choices "
+                                            "(the control)", chooser="random"),
     "gold": AgentSpec(build=lambda setup: FlowAgent(build_gold()), summary="oracle: submits the gold query",
                       uses_model=False),
     "replay": AgentSpec(build=_replay, summary="oracle: runs recorded actions (-O replay=FILE)", uses_model=False,

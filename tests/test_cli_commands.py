@@ -15,3 +15,36 @@ def test_subcommand_is_registered(command: str) -> None:
     result = CliRunner().invoke(app, [*command.split(), "--help"])
     assert result.exit_code == 0, result.output
     assert "Usage" in result.output
+
+
+COMMANDS = ["eval", "report", "show", "status", "models", "run", "threads", "flow draw", "flow check", "spec check",
+            "spec draw", "spec show", "spec validate-examples"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_has_an_example_and_readable_types(command: str) -> None:
+    result = CliRunner().invoke(app, [*command.split(), "--help"], env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    assert "Example" in result.output and f"statebound {command} " in result.output.replace("\n", " ")
+    for python_type in ("<bool>", "<str>", "<int>", "<float>", "<path>", "list[", "<Path>"):
+        assert python_type not in result.output, (python_type, result.output)
+
+
+def test_version() -> None:
+    from importlib.metadata import version
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"statebound {version('statebound')}"
+
+
+def test_eval_without_an_agent_names_the_benchmarks_agents() -> None:
+    result = CliRunner().invoke(app, ["eval", "toy", "-m", "scripted"], env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and "toy's agents: direct, verify" in result.output
+    unknown = CliRunner().invoke(app, ["eval", "tyo"], env={"COLUMNS": "200"})
+    assert unknown.exit_code == 2 and "Did you mean 'toy'?" in unknown.output
+
+
+def test_report_help_explains_the_columns() -> None:
+    result = CliRunner().invoke(app, ["report", "--help"], env={"COLUMNS": "200"})
+    for header in ("SR %", "Error %", "Avg p-token", "McNemar p", "Choices/ep", "How episodes ended"):
+        assert f"{header}: " in result.output

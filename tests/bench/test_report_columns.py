@@ -109,7 +109,7 @@ def test_files_show_the_columns_and_blanks_for_other_runs(hotpot_run, tmp_path):
     first = main[(hotpot_run.name, "A")]
     assert float(first["em"]) == pytest.approx(100 / 3) and float(first["violations"]) == 1.5
     assert first["corrections"] == "" and main[(other.name, "A")]["em"] == ""
-    assert list(rows[0])[-2:] == ["context_overflow", "crashed"]
+    assert list(rows[0])[-3:] == ["context_overflow", "crashed", "ended_final"]
 
     document = json.loads((out / "report.json").read_text())
     assert [c["header"] for c in document["columns"]][:2] == ["EM %", "F1 %"]

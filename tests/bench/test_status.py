@@ -11,7 +11,7 @@ from statebound.bench.plan import RunConfig
 from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunNotFound, RunStore
 from statebound.cli.app import app
-from statebound.report.status import find_runs, run_progress, status_rows
+from statebound.report.status import find_runs, run_progress, status_section
 
 TASKS = ("t1", "t2", "t3", "t4")
 
@@ -31,25 +31,44 @@ def test_progress_counts_and_time_left(tmp_path):
     a, b = run_progress(tmp_path)
     assert (a.agent, a.planned, a.stored, a.crashed, a.left) == ("a", 4, 3, 1, 1)
     assert a.mean_seconds == pytest.approx(20.0)  # crashed episodes do not count towards the pace
-    assert a.seconds_left(workers=1) == pytest.approx(20.0)
-    assert a.seconds_left(workers=2) == pytest.approx(10.0)
     assert (b.stored, b.left, b.mean_seconds, b.last_finished) == (0, 4, None, None)
-    assert b.seconds_left() is None  # no pace yet: unknown, not zero
 
-    header, rows = status_rows([a, b], workers=1, now=a.last_finished + 120)
+    table = status_section([a, b], workers=1, now=a.last_finished + 120)
+    header, (first, second), total = table.header, table.rows, table.footer
     assert "run" not in header  # one run per agent: the directory tells nothing more
-    assert rows[0][header.index("done")] == "3/4" and rows[0][header.index("since last")] == "2m"
-    assert rows[1][header.index("s/episode")] == "?" and rows[1][header.index("since last")] == "never"
-    assert rows[-1][0] == "total" and rows[-1][header.index("done")] == "3/8"
-    assert rows[-1][header.index("left (1 worker)")] == "0m + ?"
+    assert first[header.index("done")] == "3/4" and first[header.index("since last")] == "2m00s"
+    assert first[header.index("s/episode")] == "20" and first[header.index("left (1 worker)")] == "20s"
+    # b has not finished an episode: estimated at the run's pace so far (a's), and marked so
+    assert second[header.index("s/episode")] == "~20" and second[header.index("left (1 worker)")] == "~1m20s"
+    assert second[header.index("since last")] == "never"
+    assert total[header.index("agent")] == "total" and total[header.index("done")] == "3/8"
+    assert total[header.index("left (1 worker)")] == "1m40s"
+    two = status_section([a, b], workers=2, now=0.0)
+    assert two.footer[two.header.index("left (2 workers)")] == "50s"
+
+
+def test_right_after_an_interrupt_the_time_left_counts_every_episode_to_go(tmp_path):
+    """The first agent's episodes all stored fast, the second's none: 388 to go are not '0m'."""
+    config = RunConfig(benchmark="toy", agents=("a", "b"), models=(ModelSpec("m"),),
+                       task_ids=tuple(f"t{i}" for i in range(200)))
+    with RunStore(tmp_path) as store:
+        store.start(config, resume=False)
+        for position in range(12):
+            store.save(EpisodeResult(task=f"t{position}", agent="a", model="m", wall_seconds=0.05),
+                       benchmark="toy", position=position)
+    table = status_section(run_progress(tmp_path), workers=1, now=0.0)
+    header = table.header
+    assert [row[header.index("s/episode")] for row in table.rows] == ["0.05", "~0.05"]
+    assert table.footer[header.index("left (1 worker)")] == "19s"  # 388 x 0.05 s
 
 
 def test_the_run_column_appears_when_runs_share_an_agent(tmp_path):
     _partial_run(tmp_path / "one")
     _partial_run(tmp_path / "two")
     progress = [item for run in find_runs([tmp_path]) for item in run_progress(run)]
-    header, rows = status_rows(progress, workers=1, now=0.0)
-    assert header[0] == "run" and [row[0] for row in rows[:-1]] == [str(tmp_path / "one")] * 2 + [str(tmp_path / "two")] * 2
+    table = status_section(progress, workers=1, now=0.0)
+    assert table.header[0] == "run"
+    assert [row[0] for row in table.rows] == [str(tmp_path / "one")] * 2 + [str(tmp_path / "two")] * 2
 
 
 def test_status_leaves_a_committed_store_untouched(tmp_path):
@@ -83,7 +102,7 @@ def test_status_command_on_a_finished_toy_run(tmp_path):
     header, row = (line.split("\t") for line in result.output.strip().splitlines())
     assert dict(zip(header, row)) | {"s/episode": "", "since last": ""} == {
         "benchmark": "toy", "agent": "direct", "model": "function:statebound.benchmarks.toy:oracle", "done": "5/5",
-        "crashed": "0", "s/episode": "", "left (2 workers)": "0m", "since last": "",
+        "crashed": "0", "s/episode": "", "left (2 workers)": "0s", "since last": "",
     }
     missing = runner.invoke(app, ["status", str(tmp_path / "nowhere")])
     assert missing.exit_code == 2 and "holds no run" in missing.output

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -57,7 +58,9 @@ async def run_episodes(
     crashed = 0
 
     previous = [r for r in store.results() if not (retry_errors and r.error is not None)]
-    with RunProgress(title=config.benchmark, total=len(plans), enabled=progress, previous=previous) as display:
+    planned = Counter((plan.key.agent, plan.key.model) for plan in plans)
+    with RunProgress(title=config.benchmark, planned=planned, workers=concurrency, enabled=progress,
+                     previous=previous) as display:
 
         def stored(result: EpisodeResult) -> None:
             nonlocal crashed

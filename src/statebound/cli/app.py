@@ -8,24 +8,35 @@ from __future__ import annotations
 
 import typer
 
+from statebound.cli.helptext import ReadableGroup
+
 app = typer.Typer(
     name="statebound",
-    help="LLM agents bound by explicit state machines: flows, behaviour specs, benchmarks.",
+    help="LLM agents bound by explicit state machines: flows, behaviour specs, benchmarks.\n\n"
+         "Examples: statebound run arithmetic (a bundled flow on the embedded model); "
+         "statebound eval toy --list-agents (a benchmark's agents and options); "
+         "statebound COMMAND --help (each command's options, with an example).",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
     add_completion=False,
+    cls=ReadableGroup,
 )
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version as dist_version
+
+        typer.echo(f"statebound {dist_version('statebound')}")
+        raise typer.Exit()
 
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True),
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                 callback=_print_version),
 ) -> None:
-    if version:
-        from importlib.metadata import version as dist_version
-
-        typer.echo(dist_version("statebound"))
-        raise typer.Exit()
+    """Runs before every command; --version is handled while the options are read."""
 
 
 # Subcommand modules (each adds its commands to ``app`` when imported).

@@ -52,16 +52,20 @@ def eval_command(
     retry_errors: bool = typer.Option(False, "--retry-errors", help="With --resume, run crashed episodes again."),
     executor: str = typer.Option("local", "--executor", help="local or ray."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="Existing Ray cluster (default $RAY_ADDRESS, else a local one)."),
-    option: list[str] = typer.Option([], "--option", "-O", help="Benchmark option key=value (e.g. db=sqlite); repeatable."),
-    model_option: list[str] = typer.Option([], "--model-option", help="Option for every model, key=value; repeatable."),
+    option: list[str] = typer.Option([], "--option", "-O", metavar="KEY=VALUE", help="Benchmark option key=value (e.g. db=sqlite); repeatable."),
+    model_option: list[str] = typer.Option([], "--model-option", metavar="KEY=VALUE", help="Option for every model, key=value; repeatable."),
     no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bar."),
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the plots."),
     list_agents: bool = typer.Option(False, "--list-agents", help="List BENCHMARK's agents and options, then exit."),
+    wide: bool = typer.Option(False, "--wide", help="Print each table whole, however wide (default: fitted to the terminal)."),
 ) -> None:
     """Run BENCHMARK and write the store, results.jsonl, trajectories, report and plots into --out.
 
-    Ctrl-C (SIGINT) or SIGTERM stops the run, keeping the episodes that finished (exit status 130
-    or 143); --resume continues it. A second one exits at once."""
+    Ctrl-C (SIGINT) or SIGTERM stops the run, keeping the episodes that finished (exit status 130 or 143); --resume continues it. A second one exits at once.
+
+    Example (seconds, a model-free responder): statebound eval toy -a direct -a verify -m function:statebound.benchmarks.toy:oracle --out runs/toy
+
+    Example (the embedded model, about 4 minutes on 2 cores): statebound eval intercode-sql -a stateflow -a react -m smollm2 -O format=grammar --limit 3 --out runs/sql"""
     from statebound.bench.contract import EpisodeLimits
     from statebound.bench.evaluate import Execution, execute_run, finish_run, prepare_run
     from statebound.bench.interrupt import RunInterrupted, SignalStop
@@ -74,9 +78,10 @@ def eval_command(
     if list_agents:
         _list_agents(benchmark)
         return
-    if not agent or not model:
-        missing = "--agent" if not agent else "--model"
-        raise typer.BadParameter(f"give at least one {missing} (statebound eval {benchmark} --list-agents shows the agents)")
+    if not agent:
+        raise typer.BadParameter(_agents_hint(benchmark))
+    if not model:
+        raise typer.BadParameter("give at least one --model, e.g. -m smollm2 (statebound models lists them)")
     if resume and out is None:
         raise typer.BadParameter("--resume needs --out DIR (the run directory to continue)")
     out_dir = out or _default_out(benchmark)
@@ -110,7 +115,7 @@ def eval_command(
             except StateboundError as exc:
                 typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
                 raise typer.Exit(2) from None
-            print_report(report)
+            print_report(report, wide=wide)
             typer.echo(
                 f"{outcome.ran} episodes run, {outcome.skipped} already stored, {outcome.crashed} crashed, "
                 f"{outcome.wall_seconds:.1f}s. Run directory: {out_dir} ({len(files)} files written)"
@@ -118,6 +123,20 @@ def eval_command(
         except RunInterrupted as interrupted:
             typer.echo(_interrupted(config, out_dir), err=True)
             stop.exit(interrupted.exit_code)
+
+
+def _agents_hint(benchmark: str) -> str:
+    """Why ``-a`` is needed, naming the benchmark's agents (or why the benchmark is unknown)."""
+    from statebound.bench.registry import benchmark_class, load_agents
+    from statebound.errors import StateboundError
+
+    try:
+        benchmark_class(benchmark)
+        agents = list(load_agents(benchmark))
+    except StateboundError as exc:
+        return str(exc)
+    return (f"give at least one --agent; {benchmark}'s agents: {', '.join(agents)} "
+            f"(statebound eval {benchmark} --list-agents says what each does)")
 
 
 def _list_agents(benchmark: str) -> None:

@@ -22,7 +22,9 @@ def _price(info: object) -> str:
 def models(
     available: bool = typer.Option(False, "--available", help="Show only models ready to use."),
 ) -> None:
-    """List model names for --model: backend, availability, context size, price per 1K tokens."""
+    """List model names for --model: backend, availability, context size, price per 1K tokens.
+
+    Example: statebound models --available"""
     from rich import box
     from rich.console import Console
     from rich.markup import escape

@@ -4,22 +4,43 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
+from typer.core import TyperCommand
 
 from statebound.cli.app import app
 
 
-@app.command("report")
+class _WithGlossary(TyperCommand):
+    """``statebound report --help`` ends with what every column of the report means."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:  # typer's own click types
+        from statebound.report.sections import standard_glossary
+
+        lines = [f"{header}: {note}" for header, note in standard_glossary()]
+        self.epilog = ("Columns (a benchmark's own columns are explained in report.md and report.html):\n\n"
+                       + "\n\n".join(lines))
+        super().format_help(ctx, formatter)
+
+
+@app.command("report", cls=_WithGlossary)
 def report_command(
-    run_dirs: list[Path] = typer.Argument(..., help="Run directories made by 'statebound eval'."),
+    run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR", help="Run directories made by 'statebound eval'."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Where to write (default: the run directory, or runs/compare-<timestamp> for several)."),
     by: list[str] = typer.Option([], "--by", help="Break down by this meta key (default: hardness/task_type when present); repeatable."),
     length_bin: int | None = typer.Option(None, "--length-bin", help="Bin width in steps for the SR-vs-length plot."),
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the plots."),
     shared_tasks: bool = typer.Option(False, "--shared-tasks", help="Only the tasks every run has (a run on a sample beside a full record)."),
+    wide: bool = typer.Option(False, "--wide", help="Print each table whole, however wide (default: fitted to the terminal)."),
 ) -> None:
-    """Print and write (Markdown, CSV, JSON, PNG/SVG) the papers' tables for RUN_DIRS side by side."""
+    """Print and write (Markdown, CSV, JSON, PNG/SVG, report.html) the papers' tables for RUN_DIRS side by side.
+
+    In a terminal each table fits its width: a key column with one value (one model) moves to the title, and columns that do not fit go to a second table (--wide: one table). report.md and report.html end with what every column means.
+
+    Example: statebound report runs/sql
+
+    Example (two runs on the tasks both ran): statebound report runs/sql runs/sql-free --shared-tasks --out runs/compare"""
     from statebound.bench.evaluate import finish_run
     from statebound.errors import StateboundError
     from statebound.report.tables import print_report
@@ -33,5 +54,5 @@ def report_command(
     except StateboundError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(2) from None
-    print_report(report)
+    print_report(report, wide=wide)
     typer.echo(f"wrote {len(files)} files into {out_dir}")

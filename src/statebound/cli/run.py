@@ -210,9 +210,13 @@ def run_command(
 ) -> None:
     """Run a flow on a task and print its trajectory state by state, then the usage.
 
-    With --store and --thread every step is checkpointed; the same command with --resume
-    continues the thread after a crash, or answers its pending question (--input, or a prompt).
-    Exit status: 0 final state, 1 another end, 2 a mistake, 3 paused for input."""
+    With --store and --thread every step is checkpointed; the same command with --resume continues the thread after a crash, or answers its pending question (--input, or a prompt).
+
+    Exit status: 0 final state, 1 another end, 2 a mistake, 3 paused for input.
+
+    Example (the embedded model): statebound run arithmetic
+
+    Example (no model: the scripted double replays these replies): statebound run arithmetic -m scripted --model-option 'replies=["I think 31", "Expression: 3*12-5"]'"""
     from rich.console import Console
 
     from statebound.flow.live import open_checkpointer
@@ -261,7 +265,9 @@ def draw_command(
     flow_ref: str = typer.Argument(..., metavar="FILE_OR_EXAMPLE", help=FLOW_HELP),
     out: Path = typer.Option(Path("."), "--out", "-o", help="Directory for NAME.mmd, NAME.dot (and NAME.svg)."),
 ) -> None:
-    """Write a flow's diagram as Mermaid (.mmd) and Graphviz (.dot), plus .svg if `dot` is installed."""
+    """Write a flow's diagram as Mermaid (.mmd) and Graphviz (.dot), plus .svg if `dot` is installed.
+
+    Example: statebound flow draw arithmetic --out diagrams/"""
     with one_line_errors():
         flow = load_flow(flow_ref)
     out.mkdir(parents=True, exist_ok=True)
@@ -286,8 +292,9 @@ def check_command(
     flow_ref: str = typer.Argument(..., metavar="FLOW", help=FLOW_HELP),
     strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
 ) -> None:
-    """Static checks: shadowed or duplicate transitions, states without a default, a turn limit too
-    small to finish, loops without model or tool calls, visit limits that never apply."""
+    """Static checks: shadowed or duplicate transitions, states without a default, a turn limit too small to finish, loops without model or tool calls, visit limits that never apply.
+
+    Example: statebound flow check my_flows.py:flow --strict"""
     from statebound.flow.checks import check_flow
 
     with one_line_errors():  # the flow does not even load or build: its hard errors

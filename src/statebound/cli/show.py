@@ -17,7 +17,9 @@ def show_command(
     model: str | None = typer.Option(None, "--model", "-m", help="Only this model."),
     seed: int | None = typer.Option(None, "--seed", help="Only this seed."),
 ) -> None:
-    """Print the trajectories of TASK in RUN_DIR (every agent/model/seed unless narrowed)."""
+    """Print the trajectories of TASK in RUN_DIR (every agent/model/seed unless narrowed), state by state: each model reply, action and observation, and each choice a choice state made.
+
+    Example: statebound show runs/sql --task 7 --agent stateflow"""
     from statebound.bench.store import RunStore
     from statebound.errors import StateboundError
     from statebound.report.show import render_episode

@@ -41,7 +41,9 @@ def check_command(
     file: str = typer.Argument(..., help="Spec file or bundled spec name."),
     strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
 ) -> None:
-    """Static checks: unreachable states, runs that cannot complete, weak markers, unbounded loops."""
+    """Static checks: unreachable states, runs that cannot complete, weak markers, unbounded loops.
+
+    Example: statebound spec check react --strict"""
     from statebound.spec import check_spec
 
     spec = _load(file)
@@ -60,7 +62,9 @@ def draw_command(
     file: str = typer.Argument(..., help="Spec file or bundled spec name."),
     out_dir: Path = typer.Option(Path("."), "--out-dir", "-o", help="Directory for the diagram files."),
 ) -> None:
-    """Write NAME.mmd (Mermaid) and NAME.dot (Graphviz), and NAME.svg when `dot` is installed."""
+    """Write NAME.mmd (Mermaid) and NAME.dot (Graphviz), and NAME.svg when `dot` is installed.
+
+    Example: statebound spec draw react -o diagrams/"""
     from statebound.spec import to_dot, to_mermaid
 
     spec = _load(file)
@@ -82,7 +86,9 @@ def draw_command(
 
 @spec_app.command("show")
 def show_command(file: str = typer.Argument(..., help="Spec file or bundled spec name.")) -> None:
-    """Print the states, the behaviour and the automaton's transition table."""
+    """Print the states, the behaviour and the automaton's transition table.
+
+    Example: statebound spec show my_agent.spec"""
     spec = _load(file)
     automaton = spec.compile()
     typer.echo(spec.to_text())
@@ -98,7 +104,9 @@ def validate_examples_command(
     prompt: Path = typer.Argument(..., help="Text file holding the few-shot prompt."),
     closed: bool = typer.Option(False, "--closed", help="The last example must be complete too."),
 ) -> None:
-    """Check that every example in a few-shot prompt follows the spec; report where one deviates."""
+    """Check that every example in a few-shot prompt follows the spec; report where one deviates.
+
+    Example: statebound spec validate-examples react prompts/react_fewshot.txt"""
     from statebound.spec import validate_examples
 
     spec = _load(file)

@@ -62,7 +62,9 @@ def threads_command(
     store_path: str = typer.Argument(..., metavar="STORE", help="A SQLite file or a postgresql:// URL."),
     thread: str | None = typer.Argument(None, help="Show this thread's checkpoints."),
 ) -> None:
-    """List the threads of a store (state, turn, status), or one thread's checkpoints."""
+    """List the threads of a store (state, turn, status), or one thread's checkpoints.
+
+    Example: statebound threads runs/live.sqlite t1"""
     from pathlib import Path
 
     from rich.console import Console

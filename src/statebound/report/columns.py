@@ -7,8 +7,8 @@ columns. A group in which no episode has the key shows a blank (``None``), so ru
 benchmarks still render side by side.
 
 ```python
-EM = MetaColumn("em", "EM %", scale=100, missing=0.0)    # crashed episodes count as 0
-VIOLATIONS = MetaColumn("violations", "Violations/q")   # mean over episodes that have it
+EM = MetaColumn("em", "EM %", scale=100, missing=0.0, note="exact match, %")  # crashed episodes count as 0
+VIOLATIONS = MetaColumn("violations", "Violations/q")  # mean over episodes that have it
 ```
 """
 
@@ -22,7 +22,7 @@ from typing import Any, Literal
 from statebound.bench.result import EpisodeResult
 from statebound.errors import DefinitionError
 
-__all__ = ["MetaColumn", "column_value", "group_value", "merge_columns", "report_columns"]
+__all__ = ["CHOICES", "MetaColumn", "column_value", "group_value", "merge_columns", "report_columns"]
 
 Aggregate = Literal["mean", "sum"]
 
@@ -34,7 +34,9 @@ class MetaColumn:
     ``aggregate``: ``"mean"`` (over the episodes that have the key, or over all episodes with
     ``missing`` standing in for the absent ones) or ``"sum"``. ``weight`` names another key whose
     value weights the mean (e.g. the steps a per-episode accuracy was measured on). The aggregate
-    is multiplied by ``scale`` (100 for a share shown as %) and rendered with ``format``.
+    is multiplied by ``scale`` (100 for a share shown as %) and rendered with ``format``. ``note``
+    says what the column means (the reports' glossary); ``essential`` keeps it in the first part
+    of a table split to fit the terminal.
     """
 
     key: str
@@ -44,6 +46,8 @@ class MetaColumn:
     scale: float = 1.0
     missing: float | None = None
     weight: str | None = None
+    note: str = ""
+    essential: bool = False
 
     def __post_init__(self) -> None:
         if self.aggregate not in ("mean", "sum"):
@@ -56,6 +60,13 @@ class MetaColumn:
     def render(self, value: float | None) -> str:
         """The table cell: formatted, or empty when the group has no such value."""
         return "" if value is None else self.format.format(value)
+
+
+# Read from trajectories when reports load them (:func:`statebound.report.tables.load_runs`), for any
+# benchmark: shown when some episode made a choice.
+CHOICES = MetaColumn("choices", "Choices/ep", missing=0.0, essential=True,
+                     note="mean choices per episode made by choice states (flow Pick states: candidates scored "
+                          "or generated, one picked)")
 
 
 def group_value(result: EpisodeResult, key: str) -> Any:

@@ -1,5 +1,7 @@
 """Per-state figures of a trajectory: visits and tokens per state, and states in order of appearance.
 
+A choice state (:class:`statebound.flow.Pick`) records each choice on its entry, under ``choice``.
+
 Visits come from the episode's ``state_entered`` events when it has them (a state that transitions
 to itself is visited again); otherwise a visit starts at every entry whose state differs from the
 previous entry's state. Tokens per state add up the usage on entries of that state.
@@ -12,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["StateFigures", "state_figures", "states_in_order"]
+__all__ = ["StateFigures", "choices_made", "state_figures", "states_in_order"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,3 +56,8 @@ def states_in_order(trajectories: Iterable[Sequence[Mapping[str, Any]]]) -> list
             if item.get("state") is not None:
                 seen.setdefault(item["state"], None)
     return list(seen)
+
+
+def choices_made(trajectory: Iterable[Mapping[str, Any]]) -> int:
+    """How many choices a choice state made in the trajectory (entries carrying a ``choice``)."""
+    return sum(isinstance(item.get("choice"), Mapping) for item in trajectory)

@@ -1,8 +1,10 @@
-"""``report.html``: the report's tables and plots in one self-contained page.
+"""``report.html``: the report's tables, plots and column glossary in one self-contained page.
 
 The page has no external assets (the SVG plots are inlined, the style is in the page), so it can be
-mailed or attached to a paper's artefacts. Table columns sort on a click (a few lines of script);
-numbers sort as numbers.
+mailed or attached to a paper's artefacts. It fits a 1280-pixel window: a table wider than the page
+scrolls inside its own box, plots shrink to the page. Every plot has a title and a caption; every
+column header explains itself on hover and in the glossary at the end. Table columns sort on a
+click (a few lines of script); numbers sort as numbers.
 """
 
 from __future__ import annotations
@@ -11,19 +13,26 @@ from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
-from statebound.report.tables import Report, sections
+from statebound.report.grid import Section, glossary
+from statebound.report.plots import PLOT_CAPTIONS
+from statebound.report.sections import sections
+from statebound.report.tables import Report
 
 __all__ = ["to_html", "write_html"]
 
 _STYLE = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; overflow-wrap: anywhere; } h2 { font-size: 1.15em; margin-top: 2em; }
+.scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: .5em 0; font-variant-numeric: tabular-nums; }
 th, td { padding: .25em .6em; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
 th { background: #f4f4f4; cursor: pointer; user-select: none; }
+th[title] { text-decoration: underline dotted #999; }
 td.key, th.key { text-align: left; }
 tr:hover td { background: #fafafa; }
-figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
+figure { margin: 1.5em 0; } figure svg { max-width: 100%; height: auto; display: block; }
+figcaption { color: #555; max-width: 60em; }
+dl.glossary dt { font-weight: 600; margin-top: .4em; } dl.glossary dd { margin-left: 1.5em; }
 """
 
 _SCRIPT = """
@@ -37,36 +46,52 @@ document.querySelectorAll("th").forEach((th) => th.addEventListener("click", () 
 }));
 """
 
-_KEY_COLUMNS = {"run", "agent", "model", "A", "B", "hardness", "task_type", "type"}
 
+def _table(section: Section) -> str:
+    def cell(tag: str, key: bool, text: str, note: str = "") -> str:
+        kind = ' class="key"' if key else ""
+        hint = f' title="{escape(note)}"' if note else ""
+        return f"<{tag}{kind}{hint}>{escape(text)}</{tag}>"
 
-def _table(header: Sequence[str], body: Sequence[Sequence[str]]) -> str:
-    def cell(tag: str, name: str, text: str) -> str:
-        kind = ' class="key"' if name in _KEY_COLUMNS else ""
-        return f"<{tag}{kind}>{escape(text)}</{tag}>"
-
-    head = "".join(cell("th", name, name) for name in header)
-    rows = "\n".join("<tr>" + "".join(cell("td", name, text) for name, text in zip(header, row)) + "</tr>"
-                     for row in body)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>\n{rows}\n</tbody></table>"
+    head = "".join(cell("th", c.key, c.header, c.note) for c in section.columns)
+    rows = "\n".join("<tr>" + "".join(cell("td", c.key, text) for c, text in zip(section.columns, row)) + "</tr>"
+                     for row in section.rows)
+    footer = ""
+    if section.footer is not None:
+        footer = "<tfoot><tr>" + "".join(cell("td", c.key, text) for c, text in zip(section.columns, section.footer))
+        footer += "</tr></tfoot>"
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>\n{rows}\n</tbody>{footer}</table></div>'
 
 
 def _figure(svg: Path) -> str:
     text = svg.read_text(encoding="utf-8")
     start = text.find("<svg")  # drop the XML prologue and doctype: the page is the document
-    return f'<figure id="{escape(svg.stem)}">{text[start:]}</figure>'
+    caption = PLOT_CAPTIONS.get(svg.stem, "")
+    return (f'<figure id="{escape(svg.stem)}">{text[start:]}'
+            f"<figcaption>{escape(caption)}</figcaption></figure>")
+
+
+def _glossary(shown: Sequence[Section]) -> list[str]:
+    notes = glossary(shown)
+    if not notes:
+        return []
+    items = "\n".join(f"<dt>{escape(header)}</dt><dd>{escape(note)}</dd>" for header, note in notes)
+    return ['<h2 id="columns">Columns</h2>', f'<dl class="glossary">\n{items}\n</dl>']
 
 
 def to_html(report: Report, *, title: str, plots: Sequence[Path] = ()) -> str:
     """The page for ``report``; ``plots`` are SVG files to inline after the tables."""
+    shown = sections(report)
     parts = [f"<h1>{escape(title)}</h1>"]
-    for heading, header, body in sections(report):
-        parts += [f"<h2>{escape(heading)}</h2>", _table(header, body)]
+    for section in shown:
+        parts += [f"<h2>{escape(section.title)}</h2>", _table(section)]
     figures = [_figure(path) for path in plots if path.suffix == ".svg"]
     if figures:
         parts += ["<h2>Plots</h2>", *figures]
+    parts += _glossary(shown)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head>\n<body>\n"
         + "\n".join(parts)
         + f"\n<script>{_SCRIPT}</script>\n</body></html>\n"

@@ -3,33 +3,65 @@
 Per group (agent and model by default, optionally a ``meta`` key such as ``hardness``):
 SR % (with a Wilson 95 % interval), mean reward, mean turns, error % (each episode's share of
 failed actions, averaged over episodes), total cost $, and average prompt and completion tokens
-per episode. Crashed episodes count as failures and are also counted apart. A benchmark's own
-columns (:class:`~statebound.report.columns.MetaColumn`, from episode ``meta``) land in
-``Summary.extra``.
+per episode. Crashed episodes count as failures and are also counted apart, and every group counts
+how its episodes ended (``Summary.exits``: final, a limit, an error). A benchmark's own columns
+(:class:`~statebound.report.columns.MetaColumn`, from episode ``meta``) land in ``Summary.extra``.
+Each column says what it means (:data:`COLUMNS`, :data:`EXIT_NOTES`): the reports' glossary.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from statebound.bench.result import EpisodeResult
+from statebound.exits import ExitReason
 from statebound.report.columns import MetaColumn, column_value, group_value
 from statebound.report.stats import wilson_interval
 
-__all__ = ["COLUMNS", "Summary", "group_label", "group_value", "summarize"]
+__all__ = ["COLUMNS", "EXIT_NOTES", "StandardColumn", "Summary", "group_label", "group_value", "summarize"]
 
-# (field, header, format) in the order of the papers' Table 1.
-COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("sr", "SR %", "{:.2f}"),
-    ("reward", "Reward", "{:.4f}"),
-    ("turns", "Turns", "{:.2f}"),
-    ("error", "Error %", "{:.2f}"),
-    ("cost", "Cost $", "{:.4f}"),
-    ("prompt_tokens", "Avg p-token", "{:.0f}"),
-    ("completion_tokens", "Avg c-token", "{:.0f}"),
+
+@dataclass(frozen=True, slots=True)
+class StandardColumn:
+    """A column every results table has: the :class:`Summary` field, header, cell format, what it
+    means (the glossary) and whether it stays in the first part of a table split to fit."""
+
+    field: str
+    header: str
+    format: str
+    note: str
+    essential: bool = False
+
+
+# In the order of the papers' Table 1.
+COLUMNS: tuple[StandardColumn, ...] = (
+    StandardColumn("sr", "SR %", "{:.2f}", "success rate: episodes the benchmark graded as solved, %", True),
+    StandardColumn("reward", "Reward", "{:.4f}", "mean reward per episode (the benchmark's graded score, 0 to 1)", True),
+    StandardColumn("turns", "Turns", "{:.2f}", "mean actions sent to the environment per episode", True),
+    StandardColumn("error", "Error %", "{:.2f}",
+                   "per episode, the share of its actions that ran and failed (a SQL error, a non-zero exit, an "
+                   "action the game refused), averaged over episodes; invalid actions, which never run, are not "
+                   "in it (see Invalid/ep where the benchmark has them)", True),
+    StandardColumn("cost", "Cost $", "{:.4f}", "total price of the model calls in USD (0 for local models)"),
+    StandardColumn("prompt_tokens", "Avg p-token", "{:.0f}", "mean prompt tokens per episode", True),
+    StandardColumn("completion_tokens", "Avg c-token", "{:.0f}", "mean completion tokens per episode"),
 )
+
+# What each way of ending an episode means (the "How episodes ended" table).
+EXIT_NOTES: dict[ExitReason, str] = {
+    ExitReason.FINAL: "the agent ended the episode (a final state, submit, an answer, the game won)",
+    ExitReason.TURN_LIMIT: "stopped at the turn limit (--max-turns)",
+    ExitReason.VISIT_LIMIT: "a state was entered more often than its visit limit allows",
+    ExitReason.TOKEN_LIMIT: "the episode's token limit (--max-tokens) was used up",
+    ExitReason.TIME_LIMIT: "the episode's wall-clock limit (--timeout) was reached",
+    ExitReason.CONTEXT: "a prompt no longer fitted the model's context window",
+    ExitReason.ERROR: "a tool, the model or the flow failed and the agent reported it",
+    ExitReason.CRASHED: "an exception escaped the agent; the harness recorded it (see crashed)",
+    ExitReason.PAUSED: "a flow waits for a person's answer",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +82,7 @@ class Summary:
     completion_tokens: float
     crashed: int
     extra: dict[str, float | None] = field(default_factory=dict)  # MetaColumn.key -> value
+    exits: dict[str, int] = field(default_factory=dict)  # ExitReason value -> episodes that ended so
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -85,6 +118,7 @@ def _summary(
         completion_tokens=_mean([r.completion_tokens for r in results]),
         crashed=sum(r.error is not None for r in results),
         extra={column.key: column_value(column, results) for column in columns},
+        exits=dict(Counter(r.exit_reason.value for r in results)),
     )
 
 

@@ -20,7 +20,21 @@ from statebound.bench.result import EpisodeResult
 from statebound.report.figures import state_figures, states_in_order
 from statebound.report.metrics import Summary, group_label, group_value
 
-__all__ = ["LengthBin", "auto_bin_width", "label_keys", "state_usage", "success_by_length", "write_plots"]
+__all__ = ["PLOT_CAPTIONS", "LengthBin", "auto_bin_width", "label_keys", "state_usage", "success_by_length",
+           "write_plots"]
+
+# What each plot shows (report.html puts it under the plot).
+PLOT_CAPTIONS = {
+    "success_by_length": "Success rate against episode length: each point is one group's episodes whose length "
+                         "(actions taken) falls in the bin, and the number beside it counts them. The groups' "
+                         "points in a bin are spread sideways so that none hides another. Episodes stopped at the "
+                         "turn limit land in the last bin (StateAct, figures 5-6).",
+    "cost_vs_success": "Success rate (with its Wilson 95% interval) against cost: the total price of the model "
+                       "calls or, when nothing was paid for (local models), the mean prompt tokens per episode. "
+                       "Up and to the left is better.",
+    "state_usage": "Where each group spends its budget: mean tokens (prompt and completion) and mean visits per "
+                   "episode in each state.",
+}
 
 LengthBin = tuple[str, int, float]  # (label "1-10", episodes, SR %)
 _COLOURS = 10  # matplotlib's default colour cycle
@@ -95,11 +109,18 @@ def _save(plt: Any, figure: Any, out_dir: Path, name: str) -> list[Path]:
 def _plot_length(plt: Any, data: dict[str, list[LengthBin]], bin_width: int, out_dir: Path) -> list[Path]:
     figure, axes = plt.subplots(figsize=(7, 4), layout="constrained")
     labels = sorted({b[0] for bins in data.values() for b in bins}, key=lambda s: int(s.split("-")[0]))
-    for group, bins in data.items():
-        by_label = {b[0]: b[2] for b in bins}
-        xs = [i for i, lab in enumerate(labels) if lab in by_label]
-        axes.plot(xs, [by_label[labels[i]] for i in xs], marker="o", label=group)
+    step = min(0.15, 0.8 / max(1, len(data)))  # groups side by side in a bin: no point hides another
+    for index, (group, bins) in enumerate(data.items()):
+        shift = (index - (len(data) - 1) / 2) * step
+        found = {b[0]: b for b in bins}
+        xs = [i for i, lab in enumerate(labels) if lab in found]
+        ys = [found[labels[i]][2] for i in xs]
+        axes.plot([x + shift for x in xs], ys, marker=_marker(index), label=group)
+        for x, y in zip(xs, ys):
+            axes.annotate(str(found[labels[x]][1]), (x + shift, y), textcoords="offset points", xytext=(4, 3),
+                          fontsize="x-small", color="#555")
     axes.set_xticks(range(len(labels)), labels)
+    axes.set_title("Success rate by episode length")
     axes.set_xlabel(f"episode length (steps, bins of {bin_width})")
     axes.set_ylabel("success rate %")
     axes.set_ylim(-2, 102)
@@ -115,9 +136,9 @@ def _plot_cost(plt: Any, summaries: Sequence[Summary], keys: Sequence[str], out_
     for index, row in enumerate(summaries):
         error = [[max(0.0, row.sr - row.sr_low)], [max(0.0, row.sr_high - row.sr)]]
         label = group_label({k: row.group[k] for k in keys})
-        marker = _MARKERS[index // _COLOURS % len(_MARKERS)]  # a new marker once the colours repeat
-        axes.errorbar(row.cost if priced else row.prompt_tokens, row.sr, yerr=error, fmt=marker, capsize=3,
+        axes.errorbar(row.cost if priced else row.prompt_tokens, row.sr, yerr=error, fmt=_marker(index), capsize=3,
                       label=label)
+    axes.set_title("Success rate against " + ("cost" if priced else "prompt tokens"))
     axes.set_xlabel("total cost $" if priced else "prompt tokens per episode (no cost: local models)")
     tokens = [row.prompt_tokens for row in summaries if row.prompt_tokens > 0]
     if not priced and tokens and max(tokens) > 10 * min(tokens):
@@ -138,8 +159,14 @@ def _plot_states(plt: Any, states: list[str], usage: dict[str, dict[str, tuple[f
     for axes, title in ((tokens_axes, "tokens per episode"), (visits_axes, "visits per episode")):
         axes.set_xticks([i + 0.4 - width / 2 for i in range(len(states))], states, rotation=30)
         axes.set_title(title)
+    figure.suptitle("Tokens and visits per state")
     _legend_below(figure, visits_axes, len(usage))
     return _save(plt, figure, out_dir, "state_usage")
+
+
+def _marker(index: int) -> str:
+    """The marker of the ``index``-th group: a new one once the colours repeat."""
+    return _MARKERS[index // _COLOURS % len(_MARKERS)]
 
 
 _LEGEND_CHARS = 90  # about what one legend row holds across a 7-inch figure in a small font

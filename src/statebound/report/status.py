@@ -10,9 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from statebound.bench.pace import Pace, format_duration, format_seconds
 from statebound.bench.store import STORE_NAME, RunNotFound, RunStore
+from statebound.report.grid import Column, Section
 
-__all__ = ["AgentProgress", "find_runs", "run_progress", "status_rows"]
+__all__ = ["AgentProgress", "find_runs", "run_progress", "status_section"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -32,14 +34,6 @@ class AgentProgress:
     @property
     def left(self) -> int:
         return self.planned - self.stored
-
-    def seconds_left(self, workers: int = 1) -> float | None:
-        """Wall-clock seconds the episodes left need at the mean pace so far, on ``workers`` workers."""
-        if self.left == 0:
-            return 0.0
-        if self.mean_seconds is None:
-            return None
-        return self.left * self.mean_seconds / workers
 
 
 def find_runs(paths: Sequence[str | Path]) -> list[Path]:
@@ -73,36 +67,64 @@ def run_progress(run_dir: str | Path) -> list[AgentProgress]:
     return progress
 
 
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "?"
-    minutes = round(seconds / 60)
-    return f"{minutes // 60}h{minutes % 60:02d}" if minutes >= 60 else f"{minutes}m"
+_HEADER_NOTES = {
+    "run": "the run directory",
+    "benchmark": "the benchmark",
+    "agent": "the agent",
+    "model": "the model",
+    "done": "episodes stored of those planned",
+    "crashed": "stored episodes that crashed (--resume --retry-errors runs them again)",
+    "s/episode": "mean wall-clock seconds of the finished episodes (~: borrowed from the run's other agents, "
+                 "before this one's first)",
+    "left": "time the episodes left need at that pace on the given workers",
+    "since last": "time since the last episode was stored",
+}
 
 
-def status_rows(
-    progress: Sequence[AgentProgress], *, workers: int, now: float
-) -> tuple[list[str], list[list[str]]]:
-    """A table of ``progress`` (header, rows), with a total row when there are several lines.
+def _paces(progress: Sequence[AgentProgress]) -> dict[Path, Pace]:
+    """One pace per run (agents borrow each other's pace only within a run)."""
+    paces: dict[Path, Pace] = {}
+    for item in progress:
+        pace = paces.setdefault(item.run_dir, Pace())
+        finished = item.stored - item.crashed
+        if item.mean_seconds is not None and finished > 0:
+            pace.add((item.agent, item.model), item.mean_seconds * finished, episodes=finished)
+    return paces
+
+
+def status_section(progress: Sequence[AgentProgress], *, workers: int, now: float) -> Section:
+    """The status table of ``progress``, with a total when there are several lines.
 
     The run directory is a column only when it tells lines apart that benchmark, agent and model
-    do not (the usual layout, one run per agent, needs none)."""
+    do not (the usual layout, one run per agent, needs none). An agent without a finished episode
+    yet is estimated at its run's pace so far, marked ``~``."""
     identities = [(item.benchmark, item.agent, item.model) for item in progress]
     with_run = len(set(identities)) < len(identities)
-    header = [*(["run"] if with_run else []), "benchmark", "agent", "model", "done", "crashed", "s/episode",
-              f"left ({workers} worker{'s' if workers > 1 else ''})", "since last"]
-    body = []
+    left_header = f"left ({workers} worker{'s' if workers > 1 else ''})"
+    names = [*(["run"] if with_run else []), "benchmark", "agent", "model", "done", "crashed", "s/episode",
+             left_header, "since last"]
+    columns = tuple(Column(name, _HEADER_NOTES[name.split(" (")[0]], key=name in ("run", "benchmark", "agent", "model"),
+                           essential=True) for name in names)
+    paces = _paces(progress)
+    rows = []
     for item in progress:
-        ago = "never" if item.last_finished is None else _duration(now - item.last_finished)
-        mean = "?" if item.mean_seconds is None else f"{item.mean_seconds:.0f}"
-        body.append([
+        pace, group = paces[item.run_dir], (item.agent, item.model)
+        mean = pace.mean(group)
+        borrowed = "~" if pace.own_mean(group) is None and mean is not None else ""
+        ago = "never" if item.last_finished is None else format_duration(now - item.last_finished)
+        left = 0.0 if item.left == 0 else pace.seconds_left({group: item.left}, workers=workers)
+        rows.append((
             *([str(item.run_dir)] if with_run else []), item.benchmark, item.agent, item.model,
-            f"{item.stored}/{item.planned}", str(item.crashed), mean, _duration(item.seconds_left(workers)), ago,
-        ])
+            f"{item.stored}/{item.planned}", str(item.crashed), borrowed + format_seconds(mean),
+            (borrowed if item.left else "") + format_duration(left), ago,
+        ))
+    footer = None
     if len(progress) > 1:
-        lefts = [item.seconds_left(workers) for item in progress]
-        total = _duration(sum(left for left in lefts if left is not None)) + (" + ?" if None in lefts else "")
+        lefts = [paces[run_dir].seconds_left({(p.agent, p.model): p.left for p in progress if p.run_dir == run_dir},
+                                             workers=workers) for run_dir in paces]
+        total = format_duration(sum(left for left in lefts if left is not None)) + (" + ?" if None in lefts else "")
         done = f"{sum(p.stored for p in progress)}/{sum(p.planned for p in progress)}"
-        padding = [""] * (len(header) - 8)
-        body.append(["total", *padding, "", "", done, str(sum(p.crashed for p in progress)), "", total, ""])
-    return header, body
+        padding = [""] * (len(names) - 8)
+        footer = (*padding, "", "total", "", done, str(sum(p.crashed for p in progress)), "", total, "")
+    return Section("Run status", columns, tuple(rows), footer)
+

@@ -16,12 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from statebound.bench.plan import RunConfig
+from statebound.bench.registry import did_you_mean
 from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
-from statebound.errors import StateboundError
-from statebound.report.columns import MetaColumn, report_columns
-from statebound.report.metrics import COLUMNS, Summary, group_label, group_value, summarize
-from statebound.report.repetition import STUCK_RUN, Repetition, summarize_repetition
+from statebound.errors import DefinitionError, StateboundError
+from statebound.exits import ExitReason
+from statebound.report import grid
+from statebound.report.columns import CHOICES, MetaColumn, report_columns
+from statebound.report.figures import choices_made
+from statebound.report.metrics import Summary, group_value, summarize
+from statebound.report.repetition import Repetition, summarize_repetition
+from statebound.report.sections import comparison_section, sections
 from statebound.report.stats import Bootstrap, McNemar, mcnemar_exact, paired_bootstrap
 
 __all__ = [
@@ -51,7 +56,8 @@ class LoadedRun:
 
 
 def load_runs(directories: Sequence[str | Path], *, with_trajectories: bool = False) -> list[LoadedRun]:
-    """Read run stores; each result gets ``meta["run"]`` = the run's label (its directory name)."""
+    """Read run stores; each result gets ``meta["run"]`` = the run's label (its directory name),
+    and, read from its trajectory when loaded, ``meta["choices"]`` = the choices it made."""
     runs: list[LoadedRun] = []
     used: set[str] = set()
     for directory in map(Path, directories):
@@ -63,6 +69,8 @@ def load_runs(directories: Sequence[str | Path], *, with_trajectories: bool = Fa
         used.add(label)
         for result in results:
             result.meta["run"] = label
+            if choices := choices_made(result.trajectory):
+                result.meta.setdefault(CHOICES.key, choices)
         runs.append(LoadedRun(label, directory, config, results))
     return runs
 
@@ -121,6 +129,12 @@ class Report:
 
 def _breakdown_keys(results: Sequence[EpisodeResult], requested: Sequence[str] | None) -> list[str]:
     if requested is not None:
+        present = {key for r in results for key, value in r.meta.items() if isinstance(value, str | int | bool)}
+        for key in requested:
+            if key not in present and key not in EpisodeResult.__dataclass_fields__:
+                raise DefinitionError(
+                    f"no episode has a meta key {key!r} to break down by.{did_you_mean(key, present)} "
+                    f"Keys the episodes have: {', '.join(sorted(present)) or 'none'}")
         return list(requested)
     keys = []
     for key in BREAKDOWN_KEYS:
@@ -180,10 +194,12 @@ def build_report(
     """Tables grouped by (run,) agent and model; groups differing in exactly one key are compared;
     runs loaded with their trajectories also get the repeated-replies table.
 
-    ``columns`` defaults to those the runs' benchmarks declare (their ``report_columns``)."""
+    ``columns`` defaults to those the runs' benchmarks declare (their ``report_columns``); Choices/ep
+    joins them when some episode made a choice. A ``breakdown_keys`` entry no episode has is an error."""
     results = [r for run in runs for r in run.results]
     if columns is None:
         columns = report_columns(run.config.benchmark for run in runs if run.config is not None)
+    columns = _with_choices(columns, results)
     keys: tuple[str, ...] = (("run",) if _run_tells_apart(runs) else ()) + ("agent", "model")
     main = summarize(results, by=keys, columns=columns)
     breakdowns = {
@@ -199,89 +215,35 @@ def build_report(
     return Report(keys, main, breakdowns, comparisons, tuple(columns), repetition)
 
 
+def _with_choices(columns: Sequence[MetaColumn], results: Sequence[EpisodeResult]) -> list[MetaColumn]:
+    """``columns`` and, when some episode made a choice, Choices/ep."""
+    made = any(CHOICES.key in r.meta for r in results) and all(c.key != CHOICES.key for c in columns)
+    return [*columns, CHOICES] if made else list(columns)
+
+
 # --- rendering ------------------------------------------------------------------------------
-def _table(
-    rows: Sequence[Summary], keys: Sequence[str], columns: Sequence[MetaColumn]
-) -> tuple[list[str], list[list[str]]]:
-    header = [*keys, "n", *(title for _, title, _ in COLUMNS), *(c.header for c in columns),
-              "SR 95% CI", "crashed"]
-    body = [
-        [
-            *(str(row.group[k]) for k in keys),
-            str(row.episodes),
-            *(fmt.format(getattr(row, name)) for name, _, fmt in COLUMNS),
-            *(c.render(row.extra.get(c.key)) for c in columns),
-            f"{row.sr_low:.1f}-{row.sr_high:.1f}",
-            str(row.crashed),
-        ]
-        for row in rows
-    ]
-    return header, body
-
-
-def _comparison_table(report: Report) -> tuple[list[str], list[list[str]]]:
-    header = ["A", "B", "paired", "SR A %", "SR B %", "A only", "B only", "McNemar p",
-              "mean reward A-B", "95% CI", "bootstrap p", "p-tokens A/B"]
-    body = []
-    for c in report.comparisons:
-        ratio = "" if c.prompt_ratio is None else f"{c.prompt_ratio:.2f}x"
-        body.append([
-            group_label(c.a), group_label(c.b), str(c.paired), f"{c.sr_a:.2f}", f"{c.sr_b:.2f}",
-            str(c.mcnemar.only_a), str(c.mcnemar.only_b), f"{c.mcnemar.p_value:.4g}",
-            f"{c.bootstrap.mean_difference:+.4f}", f"[{c.bootstrap.low:+.4f}, {c.bootstrap.high:+.4f}]",
-            f"{c.bootstrap.p_value:.4g}", ratio,
-        ])
-    return header, body
-
-
-def _repetition_table(report: Report) -> tuple[list[str], list[list[str]]]:
-    header = [*report.group_keys, "episodes", f"stuck % ({STUCK_RUN}+ in a row)", "longest run",
-              "replies repeated %"]
-    body = [
-        [*(str(row.group[k]) for k in report.group_keys), str(row.episodes), f"{row.stuck:.1f}",
-         f"{row.longest:.2f}", f"{row.repeated:.1f}"]
-        for row in report.repetition
-    ]
-    return header, body
-
-
-def sections(report: Report) -> list[tuple[str, list[str], list[list[str]]]]:
-    """The report as (heading, header, rows) tables, in the order every format shows them."""
-    sections = [("Results", *_table(report.main, report.group_keys, report.columns))]
-    for key, rows in report.breakdowns.items():
-        sections.append((f"By {key}", *_table(rows, (*report.group_keys, key), report.columns)))
-    if report.comparisons:
-        sections.append(("Paired comparisons (same tasks and seeds)", *_comparison_table(report)))
-    if report.repetition:
-        sections.append(("Repeated replies (the same reply written again)", *_repetition_table(report)))
-    return sections
-
-
 def to_markdown(report: Report) -> str:
-    out = []
-    for title, header, body in sections(report):
-        out.append(f"## {title}\n")
-        out.append("| " + " | ".join(header) + " |")
-        out.append("|" + "---|" * len(header))
-        out.extend("| " + " | ".join(row) + " |" for row in body)
-        out.append("")
-    return "\n".join(out)
+    """The report's tables as Markdown, with a glossary of their columns."""
+    return grid.to_markdown(sections(report))
 
 
 def _write_summaries_csv(report: Report, path: Path) -> None:
     extra = list(report.breakdowns)
+    tables = [("main", report.main), *((f"by_{k}", rows) for k, rows in report.breakdowns.items())]
+    exits = [r.value for r in ExitReason if any(r.value in row.exits for _, rows in tables for row in rows)]
     fields = ["table", *report.group_keys, *extra, "episodes", "successes", "sr", "sr_low", "sr_high",
               "reward", "turns", "error", "cost", "prompt_tokens", "completion_tokens",
-              *(c.key for c in report.columns), "crashed"]
+              *(c.key for c in report.columns), "crashed", *(f"ended_{reason}" for reason in exits)]
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
-        tables = [("main", report.main), *((f"by_{k}", rows) for k, rows in report.breakdowns.items())]
         for table, rows in tables:
             for row in rows:
                 data = row.to_json()
                 own = {key: "" if value is None else value for key, value in data.pop("extra").items()}
-                writer.writerow({"table": table, **data.pop("group"), **data, **own})
+                ended = {f"ended_{reason}": data["exits"].get(reason, 0) for reason in exits}
+                del data["exits"]
+                writer.writerow({"table": table, **data.pop("group"), **data, **own, **ended})
 
 
 def write_report(report: Report, out_dir: str | Path) -> list[Path]:
@@ -293,26 +255,22 @@ def write_report(report: Report, out_dir: str | Path) -> list[Path]:
     )
     markdown.write_text(to_markdown(report), encoding="utf-8")
     _write_summaries_csv(report, summaries)
-    header, body = _comparison_table(report)
+    table = comparison_section(report.comparisons)
     with comparisons.open("w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows([header, *body])
+        csv.writer(handle).writerows([table.header, *table.rows])
     document.write_text(json.dumps(report.to_json(), indent=1, default=str), encoding="utf-8")
     return [markdown, summaries, comparisons, document]
 
 
-def print_report(report: Report, *, console: Any = None) -> None:
-    """Show the report's tables with rich (as Markdown text when not writing to a terminal)."""
+def print_report(report: Report, *, console: Any = None, wide: bool = False) -> None:
+    """Show the report's tables fitted to the terminal (:mod:`statebound.report.terminal`; ``wide``:
+    each table whole), or as Markdown when not writing to a terminal."""
     from rich.console import Console
-    from rich.table import Table
+
+    from statebound.report.terminal import print_sections
 
     console = console or Console()
     if not console.is_terminal:
         console.out(to_markdown(report), highlight=False)
         return
-    for title, header, body in sections(report):
-        table = Table(title=title, title_justify="left")
-        for name in header:
-            table.add_column(name, justify="left" if name in ("run", "agent", "model", "A", "B") else "right")
-        for row in body:
-            table.add_row(*row)
-        console.print(table)
+    print_sections(sections(report), console=console, wide=wide)

@@ -78,7 +78,12 @@ def test_stateflow_grammar_accepts_the_prompt_examples():
 def test_react_grammar_accepts_the_demonstrations():
     examples = react_examples()
     assert len(examples) >= 30 and any(a == "submit" for _, a in examples)
+    # upstream's Bash demonstrations write one action without execute[...]; kept verbatim
+    slips = [a for _, a in examples if a != "submit" and not a.startswith("execute[")]
+    assert slips == ["touch testbed/hello.txt"]
     for reply, action in examples:
+        if action in slips:
+            continue
         assert grammar_accepts(REACT, reply), reply
         assert extract_action(reply) == action and action_from_reply(reply) == action
 

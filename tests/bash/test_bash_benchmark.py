@@ -25,6 +25,8 @@ def test_registry_builds_the_benchmark():
     assert set(benchmark.agents) == {
         "stateflow",
         "sf-agent",
+        "stateflow-output-end",
+        "sf-agent-output-end",
         "stateflow-rethink",
         "sf-agent-rethink",
         "react",
@@ -71,9 +73,10 @@ def test_gold_and_replay_oracles(tmp_path):
     )
     benchmark = load_benchmark("intercode-bash", {"replay": str(replay)})
     gold = _episode(benchmark, "3-59", "gold")
-    assert (gold.reward, gold.success, gold.turns, gold.exit_reason) == (1.0, True, 1, ExitReason.FINAL)
+    # the gold command and its submit: two turns (StateFlow's Table 1 counts the submit)
+    assert (gold.reward, gold.success, gold.turns, gold.exit_reason) == (1.0, True, 2, ExitReason.FINAL)
     replayed = _episode(benchmark, "3-59", "replay")
-    assert replayed.turns == 1 and not replayed.success
+    assert replayed.turns == 2 and not replayed.success
     assert replayed.meta["missing"] == 1 and replayed.meta["p1"] == 0.05
     assert [e["role"] for e in replayed.trajectory] == [
         "user",
@@ -93,6 +96,7 @@ def test_stateflow_episode_is_submitted_at_the_limit():
     result = _episode(
         load_benchmark("intercode-bash"), "4-0", "stateflow", ScriptedLLM(replies), max_turns=3
     )
-    assert result.turns == 3 and result.error_rate == 1.0
+    # three failed commands; the submit at the limit is no turn but counts in the error rate
+    assert result.turns == 3 and result.error_rate == 0.75
     assert result.exit_reason == ExitReason.TURN_LIMIT and result.llm_calls == 3
     assert 0 < result.reward < 1 and set(result.meta) >= {"fs", "p1", "p2", "p3"}

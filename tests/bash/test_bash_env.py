@@ -68,7 +68,12 @@ def test_errors_observations_and_error_rate(env):
     assert (
         env.error_rate == 0.5
     )  # two executed commands, one failed; the invalid action is not executed
-    assert env.actions == 3
+    assert env.turns == 3  # the invalid action is a turn
+    env.submit_at_limit()  # the runner's submit: no turn, but in the error rate (Table 1)
+    assert (env.turns, env.error_rate, env.submitted) == (3, 1 / 3, True)
+    env.reset("1-0")
+    env.step("submit")  # the agent's own submit is a turn
+    assert (env.turns, env.error_rate) == (1, 0.0)
 
 
 def test_gold_answer_scores_one_and_wrong_answer_less(env):

@@ -31,9 +31,10 @@ def grammars(flow, replies, results):
 @pytest.mark.parametrize("view", ["stateflow", "sf-agent"])
 def test_stateflow_constrains_every_state(view):
     flow = build_stateflow(view=view, response_format="grammar")
-    used = grammars(flow, [EMPTY, CHECK], [("", True), ("a\nb", True)])  # Solve, then Verify
-    assert used == [thought_action_grammar()] * 2
-    assert grammars(build_stateflow(view=view), [EMPTY, CHECK], [("", True), ("a\nb", True)]) == [None] * 2
+    replies, results = [EMPTY, CHECK, "Thought: done\nAction: submit"], [("", True), ("a\nb", True)]
+    used = grammars(flow, replies, results)  # Solve, then Verify twice
+    assert used == [thought_action_grammar()] * 3
+    assert grammars(build_stateflow(view=view), replies, results) == [None] * 3
 
 
 def test_react_constrains_its_numbered_replies():

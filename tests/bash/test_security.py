@@ -223,7 +223,7 @@ def test_scripted_react_agent_survives_hostile_commands(canary):
         ]  # rm fails on read-only /usr
         assert result.exit_state == "End" and env.submitted
         score = env.score()
-        assert 0 <= score.reward < 1 and score.metrics["error_rate"] == 0.75
+        assert 0 <= score.reward < 1 and score.metrics["error_rate"] == 0.6  # 3 of 4 commands failed; the submit counts too
     finally:
         env.close()
     _host_intact(canary)

@@ -60,7 +60,8 @@ def test_gold_query_scores_one_and_error_scores_zero(env: SqlEnvironment) -> Non
     env.step(f"execute[{task.gold}]")
     env.step("execute[SELECT nonsense FROM nowhere]")  # the last action decides
     env.step("submit")
-    assert env.score().reward == 0.0 and env.score().metrics["error_rate"] == 0.5
+    # one failed of two commands and the submit: StateFlow's Table 1 counts the submit
+    assert env.score().reward == 0.0 and env.score().metrics["error_rate"] == 1 / 3
 
 
 def test_nothing_executed_scores_zero_and_invalid_actions_do_not_count(env: SqlEnvironment) -> None:

@@ -221,7 +221,7 @@ def test_sqlite_a_refusal_scores_as_any_failed_query(sqlite_env: SqlEnvironment,
     sqlite_env.step(host.sql("execute[ATTACH DATABASE '{store}' AS s]"))
     sqlite_env.step("submit")
     score = sqlite_env.score()
-    assert score.reward == 0.0 and score.metrics["failed"] == 1 and score.metrics["error_rate"] == 1.0
+    assert score.reward == 0.0 and score.metrics["failed"] == 1 and score.metrics["error_rate"] == 0.5
 
 
 def test_replayed_hostile_actions_leave_the_host_and_the_reward_alone(

@@ -49,13 +49,15 @@ def trace_of_flow(run: RunResult, *, data_keys: Sequence[str] = (), meta: Mappin
 @dataclass(frozen=True, slots=True)
 class FlowAgent:
     """A flow as an agent: runs it with the environment as ``deps``; ``data_keys`` as in
-    :func:`trace_of_flow`."""
+    :func:`trace_of_flow`; ``task_label`` goes before the task text (e.g. ``"Question: "``)."""
 
     flow: Flow
     data_keys: tuple[str, ...] = ()
+    task_label: str = ""
 
     async def __call__(self, task: str, *, llm: LLM, env: Any) -> Trace:
-        return trace_of_flow(await self.flow.run(task, llm=llm, deps=env), data_keys=self.data_keys)
+        run = await self.flow.run(self.task_label + task, llm=llm, deps=env)
+        return trace_of_flow(run, data_keys=self.data_keys)
 
 
 def monitor_exit(result: MonitorResult) -> ExitReason:

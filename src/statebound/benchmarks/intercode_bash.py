@@ -3,9 +3,10 @@
 Options (``-O key=value``): ``replay`` (a JSONL file of recorded actions for the ``replay``
 oracle: ``{"task": ID, "actions": [...]}``), ``observation_chars`` (350: what the model sees of one
 output), ``format`` (``free``, or ``grammar``: every reply held to the agent's shape, llama.cpp
-models) and ``reply_tokens`` (256: each model call's ``max_tokens``). A turn is one action
-(``submit`` excluded); at ``max_turns`` (10) the episode is submitted as it stands. ``error_rate``
-is the failed share of executed commands; ``meta`` has ``fs`` and the reward parts ``p1``, ``p2``,
+models) and ``reply_tokens`` (256: each model call's ``max_tokens``). A turn is one action the
+agent sends (its ``submit`` included); at ``max_turns`` (10) the episode is submitted as it stands.
+``turns`` and ``error_rate`` are counted as StateFlow's Table 1 counts them
+(:mod:`statebound.envs.intercode_tally`); ``meta`` has ``fs`` and the reward parts ``p1``, ``p2``,
 ``p3`` with the counts of missing and extra changes. The agents are in :mod:`statebound.agents.bash`.
 """
 
@@ -42,8 +43,8 @@ class InterCodeBash(Benchmark[BashOptions]):
 
     def grade(self, env: BashEnv, task: Task, trace: Trace) -> Grade:
         if not env.submitted:  # the turn limit was reached: submit the episode as it stands
-            env.step("submit")
+            env.submit_at_limit()
         score, parts = env.grade()
-        return Grade(reward=score.reward, success=score.success, turns=env.actions, error_rate=env.error_rate,
+        return Grade(reward=score.reward, success=score.success, turns=env.turns, error_rate=env.error_rate,
                      meta={"p1": parts.p1, "p2": parts.p2, "p3": parts.p3, "missing": len(parts.missing),
                            "extra": len(parts.extra)})

@@ -4,8 +4,9 @@ Options (``-O key=value``): ``db`` (``sqlite`` or ``mysql``, a server from ``scr
 ``replay`` (a JSONL file of recorded actions, for the ``replay`` oracle), ``cache_dir`` (where the
 SQLite copies of the databases are kept), ``format`` (``free``, or ``grammar``: every model reply
 held to the agent's shape by a GBNF grammar, llama.cpp models) and ``reply_tokens`` (each model
-call's ``max_tokens``). A turn is one action sent to the environment; at ``max_turns`` (10) the
-episode is submitted as it stands. The agents are in :mod:`statebound.agents.sql`.
+call's ``max_tokens``). A turn is one action the agent sends (its ``submit`` included); at
+``max_turns`` (10) the episode is submitted as it stands. ``turns`` and ``error_rate`` are counted
+as StateFlow's Table 1 counts them (:mod:`statebound.envs.intercode_tally`). The agents are in :mod:`statebound.agents.sql`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""InterCode-Bash agents: the StateFlow machine (both views, and our Rethink extension), ReAct,
-Plan & Solve, and the oracles ``gold`` and ``replay``. :data:`AGENTS` is registered for the
+"""InterCode-Bash agents: StateFlow's machine as the authors run it (both views), our extensions
+(the output-end machine read from the paper's prompts, with and without Rethink), ReAct, Plan &
+Solve, and the oracles ``gold`` and ``replay``. :data:`AGENTS` is registered for the
 ``intercode-bash`` benchmark by entry point."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from statebound.agents.bash.baselines import build_plan_solve, build_react, plan_steps
 from statebound.agents.bash.oracles import load_replay, play_actions, replay_for
+from statebound.agents.bash.output_end import build_output_end
 from statebound.agents.bash.stateflow import build_stateflow
 from statebound.agents.bash.tools import action_from_reply, code_from_reply, execution_failed
 from statebound.bench.contract import AgentSpec, Setup
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AGENTS",
     "action_from_reply",
+    "build_output_end",
     "build_plan_solve",
     "build_react",
     "build_stateflow",
@@ -39,13 +42,14 @@ __all__ = [
 ]
 
 
-def _model_agent(build: Callable[..., Flow], summary: str, **fixed: Any) -> AgentSpec[BashOptions]:
-    """An agent whose flow ``build(max_interactions=, max_tokens=, response_format=, **fixed)`` makes."""
+def _model_agent(build: Callable[..., Flow], summary: str, *, task_label: str = "", **fixed: Any) -> AgentSpec[BashOptions]:
+    """An agent whose flow ``build(max_interactions=, max_tokens=, response_format=, **fixed)`` makes;
+    ``task_label`` goes before the question (StateFlow's runner: ``Question: ``)."""
 
     def make(setup: Setup[BashOptions]) -> FlowAgent:
         flow = build(max_interactions=setup.max_turns or 10, max_tokens=setup.options.reply_tokens,
                      response_format=setup.options.format, **fixed)
-        return FlowAgent(flow, data_keys=("action", "outcome"))
+        return FlowAgent(flow, data_keys=("action", "outcome"), task_label=task_label)
 
     return AgentSpec(build=make, summary=summary)
 
@@ -83,13 +87,21 @@ def _replay(setup: Setup[BashOptions]) -> PlayActions:
     return PlayActions("Replay", replay_for(_replays(path), setup.task.id, path), limit=setup.max_turns or 10)
 
 
+QUESTION = "Question: "  # how StateFlow's runner labels the task
+
 AGENTS: dict[str, AgentSpec[BashOptions]] = {
-    "stateflow": _model_agent(build_stateflow, "StateFlow's Bash machine (paper 000, 4.3)", view="stateflow"),
+    "stateflow": _model_agent(build_stateflow, "StateFlow's Bash machine as the authors run it (paper 000, 4.2)",
+                              view="stateflow", task_label=QUESTION),
     "sf-agent": _model_agent(build_stateflow, "the same machine, a state's prompt sent to its own agent",
-                             view="sf-agent"),
-    "stateflow-rethink": _model_agent(build_stateflow, "extension: a Rethink state for a failed command written again",
-                                      view="stateflow", rethink=True),
-    "sf-agent-rethink": _model_agent(build_stateflow, "extension: sf-agent with Rethink", view="sf-agent", rethink=True),
+                             view="sf-agent", task_label=QUESTION),
+    "stateflow-output-end": _model_agent(build_output_end, "extension: the machine read from the paper's prompts "
+                                         "(output ends the run, no output goes to Verify)", view="stateflow"),
+    "sf-agent-output-end": _model_agent(build_output_end, "extension: stateflow-output-end, one agent per state",
+                                        view="sf-agent"),
+    "stateflow-rethink": _model_agent(build_output_end, "extension: stateflow-output-end with a Rethink state for a "
+                                      "failed command written again", view="stateflow", rethink=True),
+    "sf-agent-rethink": _model_agent(build_output_end, "extension: sf-agent-output-end with Rethink", view="sf-agent",
+                                     rethink=True),
     "react": _model_agent(build_react, "few-shot ReAct"),
     "plan-solve": _model_agent(build_plan_solve, "Plan & Solve: a plan, then one command per step"),
     "gold": AgentSpec(build=_gold, summary="oracle: runs the gold command and submits", uses_model=False),

@@ -1,14 +1,19 @@
 """Prompts of the InterCode-Bash agents.
 
-The StateFlow prompts are the paper's Bash prompts (appendix A.1, Table 2), verbatim except for PDF
-extraction artefacts: line breaks restored, typographic quotes and backticks made plain, braces put
-back (``awk '{print $1}'``, ``-exec md5sum {} +``), and the template fields the PDF printed as
-``self.setting`` / ``self.language`` filled in as upstream InterCode fills them (``Bourne Shell``,
-``BASH``).
-
-The ReAct and Plan & Solve prompts follow upstream InterCode's templates in shape (an introduction,
-few-shot demonstrations, then ``Question: ...``); their demonstrations are our own, written on this
-project's testbeds with observations taken from the sandbox.
+- ``SYSTEM``, ``SOLVE``, ``ERROR``, ``VERIFY``: StateFlow's Bash machine as the authors' code runs it
+  (``InterCode/experiments/flow_bash.py``: ``bash_head`` and ``bash_prompts``), verbatim. They
+  differ from the paper's Table 2: the system message is two lines, each state prompt ends with its
+  own response format, and Verify asks whether the question is answered and to ``submit`` (the
+  paper's Verify asks why a command printed nothing and never mentions ``submit``).
+- ``PAPER_SYSTEM``, ``PAPER_SOLVE``, ``PAPER_ERROR``, ``PAPER_VERIFY``: the paper's Table 2 (appendix
+  A.1), verbatim except for PDF extraction artefacts (line breaks restored, typographic quotes and
+  backticks made plain, braces put back: ``awk '{print $1}'``, ``-exec md5sum {} +``; the template
+  fields the PDF printed as ``self.setting`` / ``self.language`` filled in as InterCode fills
+  them). Our ``stateflow-output-end`` extension runs on them.
+- ReAct and Plan & Solve: upstream InterCode's ``TemplateReAct`` / ``TemplatePlanSolve`` with its
+  Bash demonstrations (``DEMO_BASH_REACT``, ``DEMO_BASH_PLAN`` in ``experiments/utils/prompts.py``),
+  verbatim, slips included (a demonstration action without ``execute[...]``, a plan without its
+  ``Plan:`` line).
 """
 
 from __future__ import annotations
@@ -16,8 +21,13 @@ from __future__ import annotations
 __all__ = [
     "ERROR",
     "LANGUAGE",
+    "PAPER_ERROR",
+    "PAPER_SOLVE",
+    "PAPER_SYSTEM",
+    "PAPER_VERIFY",
     "PLAN_EXECUTE",
     "PLAN_INTRO",
+    "PROGRESS_HEADER",
     "REACT_DEMOS",
     "REACT_INTRO",
     "RETHINK",
@@ -30,9 +40,80 @@ __all__ = [
 SETTING = "Bourne Shell"
 LANGUAGE = "BASH"
 
-# -- StateFlow (paper, appendix A.1) -------------------------------------------------------------
+# -- StateFlow as the authors' code runs it (InterCode/experiments/flow_bash.py) ----------------
 
 SYSTEM = f"""Interact with a {SETTING} system using {LANGUAGE} queries to answer a question.
+Follow the user's instructions to solve the problem."""
+
+# What the authors' PromptAssistant puts between a state's prompt and the conversation so far.
+PROGRESS_HEADER = "\n\nHere is the question and current progress:"
+
+_RESPONSE_FORMAT = f"""Please follow this RESPONSE FORMAT to give your thought and action.
+## RESPONSE FORMAT
+For action, put your {LANGUAGE} command in the execute[] block. Only give one command per turn."""
+
+SOLVE = f"""## Instructions
+Given the question, please give a {LANGUAGE} command to solve it.
+
+## Examples 
+Thought: I can try to use `od` (octal dump) command to get a hexadecimal dump and stitch together the values into one continuous string.
+Action: execute[od -A n -t x1 -N 16 /testbed/textfile7.txt | awk '{{$1=$1;print}}' | tr -d ' ']
+Thought: I should find the paths to all java files in the testbed directory, then apply the word count command to each path.
+Action: execute[find /testbed -name "*.java" -type f -exec md5sum {{}} + | sort | uniq -D -w 32 | awk '{{print $1}}']
+Thought: I should find the paths to all php files in the testbed directory, then apply the word count command to each path.
+Action: execute[find /testbed -name "*.php" -type f -exec cat {{}} + | wc -l]
+Thought: The `du` command is useful for printing out disk usage of a specific directory. I can use the -h option to print in human readable format and the -s option to only print the total disk usage.
+Action: execute[du -sh /workspace]
+
+{_RESPONSE_FORMAT}
+Reply with the following template (<...> is the field description, replace it with your own response):
+
+Thought: <your thought on how the question should be solved in one short sentence>
+Action: execute[<your command>]
+"""
+
+ERROR = f"""## Instruction
+Please carefully check your last command and output to understand what went wrong. Revise and modify your command accordingly or try another command.
+
+## Examples
+Observation: /bin/bash: line 1: xxd: command not found
+Thought: Seems like xxd is not available. I can try to use `od` (octal dump) command to get a hexadecimal dump.
+Action: execute[od -A n -t x1 -N 16 /testbed/textfile7.txt]
+
+{_RESPONSE_FORMAT}
+Reply with the following template (<...> is the field description, replace it with your own response):
+
+Thought: <your thought on whether last command is wrong and how you would revise it.>
+Action: execute[<your command>]
+"""
+
+VERIFY = f"""## Instructions
+Carefully check if the question is answered.
+- Please check if the desired tasks have been performed.
+- If the question also asks for output, please check your last command and output, and make sure the output is in the desired format, and doesn't contain any extra fields.
+- If the desired tasks have been performed, please submit the query with this "Action: submit" command. 
+
+## Examples
+Thought: This gives me storage information for every folder under the workspace directory, but I only need the storage for just the `workspace/` directory. The `-s` option should help with this.
+Action: execute[du -sh /workspace]
+Thought: This shows the output hashes and they have the same values, indicating that these files are duplicates. However, the file names are also shown, which are not needed.
+Action: execute[find /testbed -name "*.java" -type f -exec md5sum {{}} + | sort | uniq -D -w 32 | awk '{{print $1}}']
+Thought: This shows me too much information, I only need the total number of lines. I should add up the lines together and output a single number.
+Action: execute[find /testbed -name "*.php" -type f -exec cat {{}} + | wc -l]
+Thought: The hello.txt file has been created successfully in the testbed/ directory, and it contains the Hello World text. I can submit.
+Action: submit
+
+{_RESPONSE_FORMAT}
+If the question is solved, your action should be "Action: submit".
+Reply with the following template (<...> is the field description, replace it with your own response, "|" is the "or" operation):
+
+Thought: <your thought on whether the question is answered in one sentence>
+Action: execute[<your new command>] | submit
+"""
+
+# -- StateFlow as the paper prints it (appendix A.1, Table 2): the stateflow-output-end extension --
+
+PAPER_SYSTEM = f"""Interact with a {SETTING} system using {LANGUAGE} queries to answer a question.
 Use interleaving Thought, Action, Observation steps. Each time, give a thought and an action, and then observe the result of the action. For action, put your {LANGUAGE} command in the execute[] block. You should only give one command to execute per turn.
 ## OUTPUT DESCRIPTION
 The user will provide the output of the action with this format:
@@ -42,7 +123,7 @@ Reply with the following template (<...> is the field description):
 Thought: <your thought in one sentence>
 Action: execute[<your command>]"""
 
-SOLVE = f"""## Instructions
+PAPER_SOLVE = f"""## Instructions
 Given the question, please give a {LANGUAGE} command to solve it.
 ## Examples
 Thought: I can try to use `od` (octal dump) command to get a hexadecimal dump and stitch together the values into one continuous string.
@@ -55,7 +136,7 @@ Thought: The `du` command is useful for printing out disk usage of a specific di
 Action: execute[du -sh /workspace]
 Follow the RESPONSE FORMAT to give your thought and action."""
 
-ERROR = """## Instruction
+PAPER_ERROR = """## Instruction
 Please carefully check your last command and output to understand what went wrong. Revise and modify your command accordingly or try another command.
 ## Examples
 Observation: /bin/bash: line 1: xxd: command not found
@@ -63,7 +144,7 @@ Thought: Seems like xxd is not available. I can try to use `od` (octal dump) com
 Action: execute[od -A n -t x1 -N 16 /testbed/textfile7.txt]
 Follow the RESPONSE FORMAT to give your thought and action."""
 
-VERIFY = f"""## Instructions
+PAPER_VERIFY = f"""## Instructions
 Please carefully review last command to determine why last observation didn't return any output.
 - If last action is a command that won't return any output (e.g., 'touch'), please write an observation command to check last action.
 - If it is possible for last action to return output (such as 'find'), please check if there is any mistake in your command, revise and modify your command as needed.
@@ -88,82 +169,162 @@ These commands did not answer the question. Do not run them again:
 {tried}
 """
 
-# -- ReAct (upstream InterCode's template shape; our own demonstrations) -------------------------
+# -- ReAct (upstream InterCode's TemplateReAct and DEMO_BASH_REACT) ---------------------------------
 
 REACT_INTRO = f"""Interact with a {SETTING} system using {LANGUAGE} queries to answer a question.
 Use interleaving Thought, Action, Observation steps.
-Thought can reason about the current situation, and Action can be two types:
+Thought can reason about the current situation, and Action can be two types: 
 (1) execute, which executes {LANGUAGE} code on the {SETTING} system
 (2) submit, which indicates that the previous observation is the answer
 Here are some examples.
 """
 
-REACT_DEMOS = """Question: How many lines do the ".txt" files directly inside /testbed/dir1 have in total?
-Thought 1: I can count the lines of each text file with wc -l.
-Action 1: execute[wc -l /testbed/dir1/*.txt]
-Observation 1: 1 /testbed/dir1/textfile1.txt
-Thought 2: There is only one text file, so its line count is the total. I only need the number.
-Action 2: execute[cat /testbed/dir1/*.txt | wc -l]
-Observation 2: 1
-Thought 3: The output is the single number that answers the question.
-Action 3: submit
-Question: Print the name of every directory under /system/folder1, one per line
-Thought 1: The tree command would show the structure.
-Action 1: execute[tree -d /system/folder1]
-Observation 1: /bin/bash: line 1: tree: command not found
-Thought 2: tree is not installed. find can list directories with -type d.
-Action 2: execute[find /system/folder1 -type d]
-Observation 2: /system/folder1
-/system/folder1/sub1
-/system/folder1/sub2
-Thought 3: The output includes the starting folder itself. -mindepth 1 leaves it out.
-Action 3: execute[find /system/folder1 -mindepth 1 -type d]
-Observation 3: /system/folder1/sub1
-/system/folder1/sub2
-Thought 4: These are exactly the directories under /system/folder1. I can submit.
+REACT_DEMOS = """Question: Convert the first 16 characters in "/testbed/textfile7.txt" to a single hexadecimal value
+Thought 1: I can use the `xxd` command to get a hexdump of the /textbed/textfile7.txt file
+Action 1: execute[xxd -p -l 16 /testbed/textfile7.txt]
+Observation 1: /bin/bash: line 1: xxd: command not found
+Thought 2: Seems like xxd is not available. I can try to use `od` (octal dump) command to get a hexadecimal dump.
+Action 2: execute[od -A n -t x1 -N 16 /testbed/textfile7.txt]
+Observation 2:  54 65 78 74 20 66 69 6c 65 20 37 20 77 69 74 68
+Thought 3: This command is showing the hexadecimal representation of the first 16 bytes, but it is not a single value.
+I should try stitching together the values into one continuous string.
+Action 3: execute[od -A n -t x1 -N 16 /testbed/textfile7.txt | awk '{$1=$1;print}' | tr -d ' ']
+Observation 3: 546578742066696c6520372077697468
+Thought 4: I've configured
 Action 4: submit
-Question: Make a copy of /workspace/dir1/terminate.txt named /workspace/terminate.bak
-Thought 1: The cp command copies a file to a new name.
-Action 1: execute[cp /workspace/dir1/terminate.txt /workspace/terminate.bak]
+Question: Calculate a list of duplicate md5 sum hashes for all the ".java" files in the /testbed directory
+Thought 1: Find all files with the `.java` extension in `testbed/`, then calculate the md5hash, sort them,
+filter out duplicates, and only pick the first line of the hash.
+Action 1: execute[find /testbed -name "*.java" -type f -exec md5sum {} + | sort | uniq -d | cut -d' ' -f1]
+Observation 1: 
+Thought 2: Seems like this did not produce any results. I may have to use another command instead of cut
+to pick out the hashes from the output string
+Action 2: execute[find /testbed -name "*.java" -type f -exec md5sum {} + | sort | uniq -Dw 32]
+Observation 2: f32a3a97638afeb2ee2a15cfe335ab72  /testbed/Hello.java
+f32a3a97638afeb2ee2a15cfe335ab72  /testbed/Hello1.java
+f32a3a97638afeb2ee2a15cfe335ab72  /testbed/dir1/AnotherHello.java
+Thought 3: This shows the output hashes and they have the same values, indicating that these files are duplicates.
+However, the file names are also shown, which are not needed.
+Action 3: execute[find /testbed -name "*.java" -type f -exec md5sum {} + | sort | uniq -D -w 32 | cut -c 35-]
+Observation 3: /testbed/Hello.java
+/testbed/Hello1.java
+/testbed/dir1/AnotherHello.java
+Thought 4: This shows the file names exclusively, and no longer shows the hashes. It seems that the cut
+command argument may not be the best choice for selecting file names.
+Action 4: execute[find /testbed -name "*.java" -type f -exec md5sum {} + | sort | uniq -D -w 32 | awk '{print $2}']
+Observation 4: /testbed/Hello.java
+/testbed/Hello1.java
+/testbed/dir1/AnotherHello.java
+Thought 5: I use the awk command instead, but instead of printing out the hashes, it still prints out the file
+names. I should select a different part of the output string instead of `$2`
+Action 5: execute[find /testbed -name "*.java" -type f -exec md5sum {} + | sort | uniq -D -w 32 | awk '{print $1}']
+Observation 5: f32a3a97638afeb2ee2a15cfe335ab72
+f32a3a97638afeb2ee2a15cfe335ab72
+f32a3a97638afeb2ee2a15cfe335ab72
+Thought 6: This prints out identical hashes, and based on previous observations, I know that these are hashes of
+duplicates `.java` files from the `testbed/` directory. This should be correct. I will submit.
+Action 6: submit
+Question: print disk usage in human readable format of files or folders in /workspace
+Thought 1: The `du` command is useful for printing out disk usage of a specific directory. I can use this to
+display this information for the `workspace` directory
+Action 1: execute[du /workspace]
+Observation 1: 48\t/workspace/dir1
+8\t/workspace/dir2/mysql
+24\t/workspace/dir2
+100\t/workspace
+Thought 2: The default `du` command gives storage in a non-human readble font. I can use the -h option
+of the du command to print storage size with bytes.
+Action 2: execute[du -h /workspace]
+Observation 2: 48K\t/workspace/dir1
+8.0K\t/workspace/dir2/mysql
+24K\t/workspace/dir2
+100K\t/workspace
+Thought 3: This gives me storage information for every folder under the workspace directory, but
+I only need the storage for just the `workspace/` directory. The `-s` option should help with this.
+Action 3: execute[du -sh /workspace]
+Observation 3: 100K\t/workspace
+Thought 4: This shows data usage in human readable format for the `workspace` directory. I am finished.
+Action 4: submit
+Question: Count all the lines of all php files in the /testbed directory recursively
+Thought 1: I should find the paths to all php files in the testbed directory, then apply the word
+count command to each path.
+Action 1: execute[find /testbed -name "*.php" | xargs wc -l]
+Observation 1:  1 /testbed/dir1/info.php
+ 1 /testbed/hello.php
+ 2 total
+Thought 2: This shows me too much information, I only need the total number of lines. I should add up
+the lines together and output a single number.
+Action 2: execute[find /testbed -name "*.php" -exec wc -l {} + | awk '{total += $1} END{print total}']
+Observation 2: 4
+Thought 3: This total is wrong, it doesn't match the previous observation, where total is 2. I only
+need to apply the word count command.
+Action 3: execute[find /testbed -name "*.php" -type f -exec cat {} + | wc -l]
+Observation 3: 2
+Thought 4: The value is 2, which matches the initial observation that the total lines of php files in the
+testbed directory is 2. I can submit.
+Action 4: submit
+Question: Create a hello.txt file in the /testbed directory and add the text "Hello world" to it.
+Thought 1: I can first create a `hello.txt` file in the `testbed/` directory
+Action 1: touch testbed/hello.txt
 Observation 1:
-Thought 2: cp prints nothing on success. I should check that the copy exists.
-Action 2: execute[ls /workspace]
-Observation 2: archive.tar.gz
-dir1
-dir2
-terminate.bak
-Thought 3: The copy is in /workspace. The task is done.
-Action 3: submit
+Thought 2: I should check that the file was created successfully.
+Action 2: execute[ls testbed/]
+Observation 2: dir1/
+dir2/
+dir3/
+hello.txt
+files.txt
+Thought 3: I can now add the "Hello world" text to the hello.txt file
+Action 3: execute[echo Hello world > hello.txt]
+Observation 3:
+Thought 4: I should check that the text was written successfully to the hello.txt file.
+Action 4: execute[cat testbed/hello.txt]
+Observation 4: Hello world
+Thought 5: The hello.txt file has been created successfully in the testbed/ directory, and it contains
+the Hello World text. I can submit.
+Action 5: submit
 """
 
-# -- Plan & Solve (upstream InterCode's template shape; our own demonstrations) ------------------
+# -- Plan & Solve (upstream InterCode's TemplatePlanSolve and DEMO_BASH_PLAN) -----------------------
 
-PLAN_INTRO = f"""For the following user question, let's first understand the problem and devise a plan to solve the problem. Then, let's carry out the plan to solve the problem step by step.
-
-Your plan should describe a sequence of {LANGUAGE} commands you can run to determine the answer. Here are three examples of coming up with a plan for a question.
-
-Question: How many lines do the ".txt" files directly inside /testbed/dir1 have in total?
+_PLAN_DEMOS = """Question: Create a hello.txt file in the /testbed directory and add the text "Hello world" to it.
 Plan:
-1. List the ".txt" files directly inside /testbed/dir1.
-2. Concatenate them and count the lines with wc -l, so that a single number is printed.
-Question: Print the name of every directory under /system/folder1, one per line
-Plan:
-1. Check that /system/folder1 exists.
-2. Use find with -type d and -mindepth 1 to print every directory below it.
-Question: Make a copy of /workspace/dir1/terminate.txt named /workspace/terminate.bak
-Plan:
-1. Copy the file with cp to the new name.
-2. List /workspace to check that the copy exists.
-
-Reply with the plan only, as a numbered list.
+1. Check that the `testbed` directory exists.
+2. If it does not exist, create the directory
+3. Create the hello.txt file in the `testbed` directory
+4. Write the text "Hello world" to inside the `hello.txt` file
+Question: Calculate a list of duplicate md5 sum hashes for all the ".java" files in the /testbed directory
+1. Check that the `testbed` directory exists
+2. Look for all files with the `.java` extension in `testbed`
+3. Genereate an md5 sum hash for all java files
+4. Edit the command to only keep the md5 sum hash files that are duplicates
+Question: Print disk usage in human readable format of files or folders in /workspace
+Thought 1: The `du` command is useful for printing out disk usage of a specific directory. I can use this to
+display this information for the `workspace` directory
+1. Check that the `du` command is installed and available on this system.
+2. Check the man docs for du to see what option is useful for generating human readable formats
+3. Use the `du` command with the `workspace/` dircetory as the argument to get disk usage.
 """
 
-PLAN_EXECUTE = f"""You will now execute your own plan. Interact with a {SETTING} system using {LANGUAGE} commands to answer the question. Per turn, you will be given the following information:
+PLAN_INTRO = f"""For the following user question, let's first understand the problem and devise a plan
+to solve the problem. Then, let's carry out the plan to solve the problem step by step.
 
-Observation: Standard output from executing the previous command
-Step: The step of the plan to carry out now
+Your plan should describe a sequence of {LANGUAGE} queries you can write to
+determine the answer. Here are three examples of coming up with a plan for a question.
 
-Your response should be one {LANGUAGE} command, nothing else, formatted as follows:
-```bash
-Your {LANGUAGE} command here
-```"""
+{_PLAN_DEMOS}
+"""
+
+PLAN_EXECUTE = f"""You will now execute your own plan. Interact with a {SETTING} system using
+{LANGUAGE} queries to answer a question. Per turn, you will be given the following information:
+
+```
+Observation: Standard output from executing previous instruction
+Step: Current step
+```
+
+Your response should be {LANGUAGE} code, nothing else, formatted as follows:
+```{LANGUAGE}
+Your {LANGUAGE} code here
+```
+"""

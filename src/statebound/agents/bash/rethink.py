@@ -1,9 +1,9 @@
-"""The prompt of the Rethink state (our extension of the Bash machine, see ``build_stateflow``).
+"""The prompt of the Rethink state (our extension of the output-end machine, see ``build_output_end``).
 
 A model that has written the same failed command several times copies it from its own history,
 even when sampling. Rethink therefore does not send the history: it sends the system prompt, the
 question and the commands tried so far that failed or printed nothing, each with the first line
-of what it printed, then the Solve state's instruction and examples.
+of what it printed, then the (paper's) Solve state's instruction and examples.
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ def tried_commands(ctx: RunContext) -> list[tuple[str, str]]:
 def rethink_prompt(ctx: RunContext) -> str:
     """The question, the failed commands, then Solve's instruction and examples."""
     tried = "\n".join(f"- {action} (it printed: {output})" for action, output in tried_commands(ctx))
-    return prompts.RETHINK.format(question=ctx.task, tried=tried) + prompts.SOLVE
+    return prompts.RETHINK.format(question=ctx.task, tried=tried) + prompts.PAPER_SOLVE
 
 
 def rethink_messages(ctx: RunContext) -> list[Message]:
     """What the model is sent: the system prompt and the prompt just stored by the state's
     ``Instruction(rethink_prompt)`` (stored, so trajectories and ``statebound show`` have it)."""
     prompt = ctx.last_of("instruction")
-    return [Message("system", prompts.SYSTEM), Message("user", prompt.content if prompt else rethink_prompt(ctx))]
+    return [Message("system", prompts.PAPER_SYSTEM), Message("user", prompt.content if prompt else rethink_prompt(ctx))]

@@ -1,49 +1,58 @@
-"""StateFlow's Bash machine (paper 000, section 4.2) in both views.
+"""StateFlow's Bash machine (paper 000, section 4.2) in both views, as the authors' code runs it.
 
-Init -> Solve, then every execution decides the next state by its outcome alone:
-a failed command (non-zero exit status or an upstream error string) goes to Error; a command that
-ran and printed nothing goes to Verify (whose prompt asks why there was no output and to check the
-last action); a command that printed output, or a ``submit``, goes to End. Solve, Verify and Error
-each send their instruction (the paper's prompts), call the model and execute its action. The
-environment's interaction limit (10) ends the run otherwise; the episode is then submitted as it
-stands.
+The paper gives five states, Init, Solve, Verify, Error and End, and says the transitions depend
+only on whether an execution succeeded; where it is silent this follows the authors' code
+(``InterCode/experiments/flow_bash.py``, ``state_transition`` and ``check_success``):
 
-``rethink=True`` is our extension (agents ``stateflow-rethink`` and ``sf-agent-rethink``), not
-the paper's: with greedy decoding a small model often writes the failed command again and again
-(the embedded model did so 3 times in a row in 143 of 200 ``stateflow`` episodes). When the
-command just run is the one run before and it did not print a result, the machine goes to
-Rethink. Rethink shows the model the question and the commands that failed so far instead of the
-history it keeps copying (:mod:`statebound.agents.bash.rethink`) and samples its reply at
-temperature 0.7 with a fixed seed, so runs repeat. A command with output (or ``submit``) ends the
-run as elsewhere; anything else stays in Rethink, since the other states, which see the history,
-went back to the repeated command.
+- Init -> Solve (the model sees ``Question: ...``; the agents pass that label);
+- Solve, Verify and Error each send their prompt, call the model and execute its action;
+- an execution whose observation holds one of the authors' error strings (``command not found``,
+  ``No such file or directory``, ``syntax error``, ... :data:`~statebound.agents.bash.tools.AUTHORS_ERROR_MARKERS`)
+  goes to Error; the exit status plays no part, so a ``grep`` that finds nothing is a success;
+- any other execution goes to Verify, from every state (an unparsable action too: its observation
+  holds none of the strings); Verify's prompt asks for ``submit`` once the question is answered;
+- ``submit`` ends the run in End. At the turn limit (10 actions, ``submit`` included) the
+  environment's runner submits the episode as it stands.
+
+The prompts are the authors' (:mod:`statebound.agents.bash.prompts`). In the SF_Agent view each
+state is its own agent and, like the authors' ``PromptAssistant``, sends one user message: its
+prompt, ``Here is the question and current progress:`` and the conversation so far, one message
+per line, under the system message. In the StateFlow view the prompts enter the shared history.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from statebound.agents.bash import prompts
-from statebound.agents.bash.rethink import rethink_messages, rethink_prompt
-from statebound.agents.bash.tools import execute_reply, outcome_is, same_command_again
+from statebound.agents.bash.tools import execute_as_authors, outcome_is
 from statebound.agents.response_format import ResponseFormat, thought_action_grammar
-from statebound.flow import Agent, CallLLM, CallTool, Flow, Instruction, State, always
+from statebound.flow import CallLLM, CallTool, Flow, Instruction, RunContext, State, always
 from statebound.flow.model import Transition
-from statebound.flow.outputs import Output
+from statebound.llm.base import Message
 
-__all__ = ["View", "build_stateflow"]
+__all__ = ["STOP", "TRANSITIONS", "View", "build_stateflow", "progress_messages"]
 
 View = Literal["stateflow", "sf-agent"]
 STOP = ("\nObservation", "Observation:")
 TRANSITIONS: list[Transition] = [
-    (outcome_is("submit", "output"), "End"),
+    (outcome_is("submit"), "End"),
     (outcome_is("error"), "Error"),
-    (outcome_is("empty"), "Verify"),
+    (always(), "Verify"),
 ]
-# with rethink: a command run twice in a row without a result goes to Rethink first
-RETHINK_TRANSITIONS: list[Transition] = [TRANSITIONS[0], (same_command_again, "Rethink"), *TRANSITIONS[1:]]
-RETHINK_TEMPERATURE = 0.7
-RETHINK_SEED = 0
+_CONVERSATION = ("task", "llm", "tool")  # what the group chat's agents saw: no state prompts
+
+
+def progress_messages(instruction: str) -> Callable[[RunContext], list[Message]]:
+    """The SF_Agent view's request: the system message, then the state's ``instruction``, the
+    progress header and every message of the conversation so far (stripped, one per line)."""
+
+    def render(ctx: RunContext) -> list[Message]:
+        conversation = "".join("\n" + e.content.strip() for e in ctx.history if e.source in _CONVERSATION)
+        return [Message("system", prompts.SYSTEM), Message("user", instruction + prompts.PROGRESS_HEADER + conversation)]
+
+    return render
 
 
 def build_stateflow(
@@ -52,46 +61,26 @@ def build_stateflow(
     max_interactions: int = 10,
     max_tokens: int = 256,
     response_format: ResponseFormat = "free",
-    rethink: bool = False,
 ) -> Flow:
-    """The Bash machine. ``view="sf-agent"`` gives each state its own agent, whose instruction is
-    never added to the shared history; ``max_interactions`` bounds the executed actions;
-    ``response_format="grammar"`` constrains every reply to ``Thought: ...`` / ``Action: ...``;
-    ``rethink=True`` adds the Rethink state (module docstring)."""
+    """The authors' Bash machine. ``view="sf-agent"`` gives each state its own prompt, never added
+    to the shared history; ``max_interactions`` bounds the actions (``submit`` included);
+    ``response_format="grammar"`` holds every reply to ``Thought: ...`` / ``Action: ...``."""
     grammar = thought_action_grammar() if response_format == "grammar" else None
-    transitions = RETHINK_TRANSITIONS if rethink else TRANSITIONS
 
-    def solving(name: str, instruction: str) -> State:
-        call = CallLLM(max_tokens=max_tokens, stop=STOP, grammar=grammar)
-        act: list[Output] = [call, CallTool(execute_reply, name="bash")]
+    def acting(name: str, instruction: str) -> State:
         if view == "sf-agent":
-            return State(
-                name, agent=Agent(instruction, name=name), outputs=act, transitions=transitions
-            )
-        return State(name, outputs=[Instruction(instruction), *act], transitions=transitions)
+            call = CallLLM(max_tokens=max_tokens, stop=STOP, grammar=grammar, render=progress_messages(instruction))
+            return State(name, outputs=[call, CallTool(execute_as_authors, name="bash")], transitions=TRANSITIONS)
+        call = CallLLM(max_tokens=max_tokens, stop=STOP, grammar=grammar)
+        return State(name, outputs=[Instruction(instruction), call, CallTool(execute_as_authors, name="bash")],
+                     transitions=TRANSITIONS)
 
-    # the same in both views: its own prompt (stored, but sent without the history), sampled; only
-    # a result leaves it, since the other states' history would bring the repeated command back
-    rethinking = State("Rethink", transitions=[TRANSITIONS[0], (always(), "Rethink")],
-                       description="a failed command came again", outputs=[
-        Instruction(rethink_prompt),
-        CallLLM(max_tokens=max_tokens, stop=STOP, grammar=grammar, render=rethink_messages,
-                temperature=RETHINK_TEMPERATURE, seed=RETHINK_SEED),
-        CallTool(execute_reply, name="bash"),
-    ])
     states = [
-        State("Init", transitions=[(always(), "Solve")], description="the task is given"),
-        solving("Solve", prompts.SOLVE),
-        solving("Verify", prompts.VERIFY),
-        solving("Error", prompts.ERROR),
-        *([rethinking] if rethink else []),
+        State("Init", transitions=[(always(), "Solve")], description="the question is given"),
+        acting("Solve", prompts.SOLVE),
+        acting("Verify", prompts.VERIFY),
+        acting("Error", prompts.ERROR),
         State("End", final=True),
     ]
-    # one transition per executed action, plus Init -> Solve
-    return Flow(
-        name=f"{view}-rethink" if rethink else view,
-        initial="Init",
-        states=states,
-        system=prompts.SYSTEM,
-        max_turns=max_interactions + 1,
-    )
+    # one transition per action, plus Init -> Solve
+    return Flow(name=view, initial="Init", states=states, system=prompts.SYSTEM, max_turns=max_interactions + 1)

@@ -3,7 +3,10 @@ becomes an action, how a failed execution is recognised, and the transition rule
 
 Each execution is classified into one outcome, which is all the Bash machines look at:
 ``submit`` (the episode was submitted), ``error`` (the command failed), ``empty`` (it ran and
-printed nothing) or ``output`` (it ran and printed something).
+printed nothing) or ``output`` (it ran and printed something). What counts as failed is the
+machine's choice: StateFlow's machine decides as the authors' code does (:func:`authors_failed`,
+error strings in the observation shown, the exit status plays no part); our extensions and the
+baselines use :func:`execution_failed` (a non-zero exit status or an error string).
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from statebound.envs.bash.env import TIMEOUT_OBSERVATION
 from statebound.flow import RunContext, ToolResult, repeated
 
 __all__ = [
-    "ERROR_MARKERS", "Outcome", "action_from_reply", "code_from_reply", "execute_code",
-    "execute_reply", "execution_failed", "outcome_is", "same_command_again", "step_outcome",
+    "AUTHORS_ERROR_MARKERS", "ERROR_MARKERS", "Outcome", "action_from_reply", "authors_failed", "code_from_reply",
+    "execute_as_authors", "execute_code", "execute_reply", "execution_failed", "executor", "outcome_is",
+    "same_command_again", "step_outcome",
 ]  # fmt: skip
 
 Outcome = Literal["submit", "error", "empty", "output"]
@@ -35,6 +39,17 @@ ERROR_MARKERS = (
     "No such file or directory",
     "syntax error",
     "unexpected EOF",
+)
+# The strings the authors' ``check_success`` looks for in the observation
+# (``InterCode/experiments/flow_bash.py``); ``Command timed out`` is also this sandbox's timeout text.
+AUTHORS_ERROR_MARKERS = (
+    "exec failed",
+    "missing argument",
+    "command not found",
+    "invalid option",
+    TIMEOUT_OBSERVATION,
+    "No such file or directory",
+    "syntax error",
 )
 _ACTION_LABEL = re.compile(r"^\s*Action(?:\s+\d+)?\s*:", re.IGNORECASE | re.MULTILINE)
 _FENCE = re.compile(r"```(?:bash|BASH|sh)?\s*\n?(.*?)```", re.DOTALL)
@@ -65,29 +80,39 @@ def execution_failed(step: StepResult) -> bool:
     return not step.ok or any(marker in step.observation for marker in ERROR_MARKERS)
 
 
-def step_outcome(step: StepResult) -> Outcome:
+def authors_failed(step: StepResult) -> bool:
+    """Whether the authors' machine takes the step for a failure: one of their error strings is in
+    the observation the model sees (a ``grep`` that finds nothing, exit status 1, is no failure)."""
+    return any(marker in step.observation for marker in AUTHORS_ERROR_MARKERS)
+
+
+def step_outcome(step: StepResult, *, failed: Callable[[StepResult], bool] = execution_failed) -> Outcome:
     if step.done:
         return "submit"
-    if execution_failed(step):
+    if failed(step):
         return "error"
     return "output" if step.observation.strip() else "empty"
 
 
-def _act(ctx: RunContext, action: str) -> ToolResult:
-    step: StepResult = ctx.deps.step(action)
-    outcome = step_outcome(step)
-    data = {"action": action, "outcome": outcome, "observation": step.observation}
-    return ToolResult(f"Observation: {step.observation}", ok=outcome != "error", data=data)
+def executor(
+    *, read: Callable[[str], str] = action_from_reply, failed: Callable[[StepResult], bool] = execution_failed
+) -> Callable[[RunContext], ToolResult]:
+    """A tool that sends the action ``read`` finds in the latest LLM reply and classifies the step
+    with ``failed``; its data: the action, the outcome and the observation."""
+
+    def execute(ctx: RunContext) -> ToolResult:
+        action = read(latest_reply(ctx))
+        step: StepResult = ctx.deps.step(action)
+        outcome = step_outcome(step, failed=failed)
+        data = {"action": action, "outcome": outcome, "observation": step.observation}
+        return ToolResult(f"Observation: {step.observation}", ok=outcome != "error", data=data)
+
+    return execute
 
 
-def execute_reply(ctx: RunContext) -> ToolResult:
-    """Carry out the action written in the latest LLM reply."""
-    return _act(ctx, action_from_reply(latest_reply(ctx)))
-
-
-def execute_code(ctx: RunContext) -> ToolResult:
-    """Run the command of the latest code-only LLM reply (Plan & Solve)."""
-    return _act(ctx, code_from_reply(latest_reply(ctx)))
+execute_reply = executor()  # the action of the latest reply (the baselines and our extensions)
+execute_code = executor(read=code_from_reply)  # the command of a code-only reply (Plan & Solve)
+execute_as_authors = executor(failed=authors_failed)  # StateFlow's machine
 
 
 def outcome_is(*outcomes: Outcome) -> Callable[[RunContext], bool]:

@@ -27,12 +27,13 @@ __all__ = ["AGENTS", "build_gold", "build_plan_solve", "build_react", "build_rep
            "build_stateflow", "load_replay"]
 
 
-def _model_agent(build: Callable[..., Flow], summary: str, **fixed: Any) -> AgentSpec[SqlOptions]:
-    """An agent whose flow ``build(max_turns=, max_tokens=, response_format=, **fixed)`` makes."""
+def _model_agent(build: Callable[..., Flow], summary: str, *, task_label: str = "", **fixed: Any) -> AgentSpec[SqlOptions]:
+    """An agent whose flow ``build(max_turns=, max_tokens=, response_format=, **fixed)`` makes;
+    ``task_label`` goes before the question (StateFlow's runner: ``Question: ``)."""
 
     def make(setup: Setup[SqlOptions]) -> FlowAgent:
         return FlowAgent(build(max_turns=setup.max_turns, max_tokens=setup.options.reply_tokens,
-                               response_format=setup.options.format, **fixed))
+                               response_format=setup.options.format, **fixed), task_label=task_label)
 
     return AgentSpec(build=make, summary=summary)
 
@@ -52,14 +53,16 @@ def _replay(setup: Setup[SqlOptions]) -> FlowAgent:
     return FlowAgent(build_replay(_recorded(str(setup.options.replay)), max_turns=setup.max_turns or 10))
 
 
+QUESTION = "Question: "  # how StateFlow's runner labels the task
 _ABLATIONS = {"no_verify": "without Verify", "no_error": "without Error", "no_observe": "without Observe"}
 
 AGENTS: dict[str, AgentSpec[SqlOptions]] = {
-    "stateflow": _model_agent(build_stateflow, "StateFlow's SQL machine (paper 000, 4.2)", view="stateflow"),
+    "stateflow": _model_agent(build_stateflow, "StateFlow's SQL machine (paper 000, 4.2)", view="stateflow",
+                              task_label=QUESTION),
     "sf-agent": _model_agent(build_stateflow, "the same machine, a state's prompt sent to its own agent",
-                             view="sf-agent"),
+                             view="sf-agent", task_label=QUESTION),
     **{f"{view}-{ablation.replace('_', '-')}": _model_agent(build_stateflow, f"{view} {what} (ablation, 4.4)",
-                                                             view=view, ablation=ablation)
+                                                             view=view, ablation=ablation, task_label=QUESTION)
        for view in ("stateflow", "sf-agent") for ablation, what in _ABLATIONS.items()},
     "react": _model_agent(build_react, "few-shot ReAct (InterCode's baseline)", refined=False),
     "react-refined": _model_agent(build_react, "ReAct with StateFlow's refined instruction", refined=True),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 __all__ = [
     "ERROR",
+    "INIT_THOUGHT",
     "LANGUAGE",
     "OBSERVE",
     "PLAN_EXECUTE",
@@ -184,6 +185,10 @@ Action 5: submit
 
 _SHOW_TABLES_THOUGHT = ("I should first find out what tables are available in this MySQL database that can help "
                         "me answer this question")
+
+# StateFlow's Init step as the authors' runner shows it (InterCode/experiments/eval_stateflow_sql.py):
+# the question, then this thought, the SHOW TABLES action and its observation.
+INIT_THOUGHT = f"Thought: {_SHOW_TABLES_THOUGHT}."
 
 # Examples 1-2: the paper's Table 7 (its "...(same as original)" parts filled in from the original);
 # examples 3-4: ours, in the same style.

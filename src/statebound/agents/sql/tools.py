@@ -12,6 +12,7 @@ from statebound.flow import RunContext, ToolResult
 
 __all__ = [
     "act",
+    "action_has",
     "env_action",
     "extract_action",
     "extract_code",
@@ -19,7 +20,6 @@ __all__ = [
     "is_done",
     "run_llm_action",
     "run_llm_code",
-    "succeeded",
 ]
 
 _ACTION = re.compile(r"Action(?:\s*\d+)?\s*:\s*", re.IGNORECASE)
@@ -97,13 +97,11 @@ def failed_step(ctx: RunContext) -> bool:
     return bool(data) and not data.get("ok", True)
 
 
-def succeeded(*first_words: str) -> Callable[[RunContext], bool]:
-    """The latest action was SQL starting with one of ``first_words`` and ran without error."""
-    words = tuple(w.upper() for w in first_words)
+def action_has(text: str) -> Callable[[RunContext], bool]:
+    """The latest action, as the model wrote it, contains ``text``: the authors' test for a SELECT is
+    ``"execute[SELECT" in action`` (``InterCode/experiments/flow_sql.py``), case and spacing as written."""
 
     def rule(ctx: RunContext) -> bool:
-        data = latest_tool_data(ctx)
-        tokens = str(data.get("sql", "")).strip().split()
-        return bool(data.get("ok")) and bool(tokens) and tokens[0].upper() in words
-    rule.__name__ = "succeeded_" + "_".join(w.lower() for w in words)
+        return text in str(latest_tool_data(ctx).get("action", ""))
+    rule.__name__ = "action_has_" + "".join(c if c.isalnum() else "_" for c in text).strip("_").lower()
     return rule

@@ -10,6 +10,7 @@ from statebound.envs.bash.fsdiff import Entry, git_status, snapshot
 from statebound.envs.bash.reward import BashReward, bash_reward
 from statebound.envs.bash.sandbox import CommandResult, Sandbox, SandboxLimits
 from statebound.envs.bash.testbed import BashTask, get_task
+from statebound.envs.intercode_tally import ActionTally
 from statebound.errors import DefinitionError
 
 __all__ = ["TIMEOUT_OBSERVATION", "BashEnv"]
@@ -32,6 +33,8 @@ class BashEnv:
     ``step`` takes ``execute[<command>]`` or ``submit``. The observation returned to the agent is
     cut to ``observation_chars`` (350, as upstream's runners do; ``None`` keeps it whole); the full
     output is what :meth:`score` grades. ``score`` runs the gold command in a second sandbox.
+    ``tally`` counts turns and the error rate as StateFlow's Table 1 does
+    (:mod:`statebound.envs.intercode_tally`); :meth:`submit_at_limit` is the harness's submit.
     """
 
     def __init__(
@@ -46,9 +49,7 @@ class BashEnv:
         self._sandbox: Sandbox | None = None
         self._pristine: dict[str, Entry] = {}
         self._last_output: str | None = None
-        self._executed = 0
-        self._failed = 0
-        self.actions = 0  # actions sent this episode, ``submit`` excluded
+        self.tally = ActionTally()
         self.submitted = False
         self._score: tuple[Score, BashReward] | None = None
 
@@ -61,7 +62,7 @@ class BashEnv:
         self._pristine = snapshot(self._sandbox.root)
         self.task = task
         self._last_output = task.query  # upstream scores the task text if nothing ran
-        self._executed = self._failed = self.actions = 0
+        self.tally = ActionTally()
         self.submitted = False
         self._score = None
         return task.query
@@ -70,19 +71,15 @@ class BashEnv:
         sandbox = self._require_episode()
         parsed = parse_action(action)
         if parsed.kind == "submit":
-            self.submitted = True
-            return StepResult(
-                observation=self._cap(self._last_output or ""), done=True, info={"submitted": True}
-            )
-        self.actions += 1
+            return self._submit(by_agent=True)
         if parsed.kind == "invalid":
+            self.tally.unparsable()
             return StepResult(
                 observation=INVALID_ACTION_OBSERVATION, ok=False, info={"executed": False}
             )
         result = sandbox.run(parsed.command)
         self._score = None
-        self._executed += 1
-        self._failed += 0 if result.ok else 1
+        self.tally.command(ok=result.ok)
         self._last_output = _observation(result)
         info = {"executed": True, "exit_code": result.exit_code, "timed_out": result.timed_out,
                 "truncated": result.truncated, "cwd": sandbox.cwd}  # fmt: skip
@@ -90,6 +87,17 @@ class BashEnv:
 
     def score(self) -> Score:
         return self.grade()[0]
+
+    def submit_at_limit(self) -> StepResult:
+        """Submit the episode as it stands, as the runner does at the turn limit (not a turn)."""
+        self._require_episode()
+        return self._submit(by_agent=False)
+
+    def _submit(self, *, by_agent: bool) -> StepResult:
+        self.submitted = True
+        self.tally.submit(by_agent=by_agent)
+        self._score = None
+        return StepResult(observation=self._cap(self._last_output or ""), done=True, info={"submitted": True})
 
     def close(self) -> None:
         if self._sandbox is not None:
@@ -100,8 +108,13 @@ class BashEnv:
 
     @property
     def error_rate(self) -> float:
-        """The share of executed commands that failed in this episode (0 when none ran)."""
-        return self._failed / self._executed if self._executed else 0.0
+        """Failed commands over executed commands plus submits (:mod:`statebound.envs.intercode_tally`)."""
+        return self.tally.error_rate
+
+    @property
+    def turns(self) -> int:
+        """Actions the agent sent: commands, unparsable actions and its own ``submit``."""
+        return self.tally.turns
 
     @property
     def last_output(self) -> str | None:
@@ -133,7 +146,7 @@ class BashEnv:
                 agent_output=self._last_output, gold_output=gold_output, md5_agrees=md5_agrees,
             )  # fmt: skip
         metrics = {"error_rate": self.error_rate, "p1": reward.p1, "p2": reward.p2, "p3": reward.p3,
-                   "executed": float(self._executed)}  # fmt: skip
+                   "executed": float(self.tally.executed)}  # fmt: skip
         return Score(reward=reward.reward, success=reward.success, metrics=metrics), reward
 
     def _cap(self, text: str) -> str:

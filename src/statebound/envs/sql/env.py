@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from statebound.envs.base import Score, StepResult
+from statebound.envs.intercode_tally import ActionTally
 from statebound.envs.sql.actions import INVALID_ACTION_OBSERVATION, format_observation, parse_action
 from statebound.envs.sql.backend import Backend, QueryFailed, Rows, Session
 from statebound.envs.sql.reward import sql_reward
@@ -37,10 +38,7 @@ class _Episode:
     task: SqlTask
     session: Session
     last_result: Rows | str | None  # what `submit` scores: rows, an error string, or the task text
-    steps: int = 0
-    executed: int = 0
-    failed: int = 0
-    invalid: int = 0
+    tally: ActionTally = field(default_factory=ActionTally)
     submitted: bool = False
     score: Score | None = None
 
@@ -83,20 +81,19 @@ class SqlEnvironment:
         episode = self._current()
         if episode.submitted:
             return StepResult("The episode is over (already submitted).", ok=False, done=True)
-        episode.steps += 1
         parsed = parse_action(action.strip())
         if parsed.kind == "submit":
-            score = self._submit(episode)
+            score = self._submit(episode, by_agent=True)
             return StepResult(self._show(episode.last_result), done=True,
                               info={"action": "submit", "reward": score.reward})
         if parsed.kind == "invalid":
-            episode.invalid += 1
+            episode.tally.unparsable()
             result: StepResult = StepResult(INVALID_ACTION_OBSERVATION, ok=False,
                                             info={"action": "invalid"})
         else:
             result = self._execute(episode, parsed.sql)
-        if self.max_turns is not None and episode.steps >= self.max_turns:
-            score = self._submit(episode)
+        if self.max_turns is not None and episode.tally.turns >= self.max_turns:
+            score = self._submit(episode, by_agent=False)
             return StepResult(result.observation, ok=result.ok, done=True,
                               info={**result.info, "auto_submitted": True, "reward": score.reward})
         return result
@@ -112,19 +109,20 @@ class SqlEnvironment:
 
     # -- helpers ------------------------------------------------------------------------------
     def _execute(self, episode: _Episode, sql: str) -> StepResult:
-        episode.executed += 1
         try:
             rows = episode.session.execute(sql)
         except QueryFailed as err:
-            episode.failed += 1
+            episode.tally.command(ok=False)
             episode.last_result = ERROR_PREFIX + err.message
             return StepResult(self._show(episode.last_result), ok=False,
                               info={"action": "execute", "sql": sql, "error": err.message})
+        episode.tally.command(ok=True)
         episode.last_result = rows
         return StepResult(self._show(rows), info={"action": "execute", "sql": sql,
                                                   "rows": None if rows is None else len(rows)})
 
-    def _submit(self, episode: _Episode) -> Score:
+    def _submit(self, episode: _Episode, *, by_agent: bool) -> Score:
+        episode.tally.submit(by_agent=by_agent)
         episode.submitted = True
         episode.score = self._grade(episode)
         return episode.score
@@ -137,12 +135,13 @@ class SqlEnvironment:
             gold_rows = []
         agent_rows = episode.last_result if isinstance(episode.last_result, list) else None
         reward = sql_reward(agent_rows, gold_rows)
+        tally = episode.tally  # turns and error rate as StateFlow's Table 1 counts them
         metrics = {
-            "error_rate": episode.failed / episode.executed if episode.executed else 0.0,
-            "turns": float(episode.steps),
-            "executed": float(episode.executed),
-            "failed": float(episode.failed),
-            "invalid_actions": float(episode.invalid),
+            "error_rate": tally.error_rate,
+            "turns": float(tally.turns),
+            "executed": float(tally.executed),
+            "failed": float(tally.failed),
+            "invalid_actions": float(tally.invalid),
         }
         return Score(reward=reward, success=reward == 1, metrics=metrics)
 

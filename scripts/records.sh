@@ -108,8 +108,10 @@ complete() {
 for agent in "${agents[@]}"; do
   if complete "$records/${agent//>/}"; then echo "== $benchmark / $agent: complete"; continue; fi
   echo "== $benchmark / $agent ($(date -u +%H:%M:%S))"
+  resume=(--resume --retry-errors)  # a record not started yet is started afresh
+  if [ ! -f "$records/${agent//>/}/run.sqlite" ]; then resume=(); fi
   STATEBOUND_THREADS=1 .venv/bin/statebound eval "$benchmark" -a "$agent" -m smollm2 "${options[@]}" \
-    --executor "$executor" -j "$workers" --no-progress --out "$records/${agent//>/}" --resume --retry-errors
+    --executor "$executor" -j "$workers" --no-progress --out "$records/${agent//>/}" "${resume[@]}"
 done
 # fold each store's write-ahead log into it, so the committed file is complete on its own
 for store in "$records"/*/run.sqlite "$records"/llm-cache.sqlite; do

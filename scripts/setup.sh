@@ -9,13 +9,15 @@ STAMP="$VENV/.installed-$(cat pyproject.toml scripts/setup.sh | sha1sum | cut -c
 [ -f "$STAMP" ] && exit 0
 
 # System packages: bubblewrap (the Bash sandbox), MariaDB (the MySQL-compatible SQL backend),
-# Graphviz (SVG diagrams of flows and specs) and PostgreSQL (the tests of the PostgreSQL
-# checkpointer start a private server).
+# Graphviz (SVG diagrams of flows and specs), PostgreSQL (the tests of the PostgreSQL
+# checkpointer start a private server) and Chromium (the test that looks at report.html in a
+# browser; it is skipped, saying why, where Chromium is missing).
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || need+=(mariadb-server)
 command -v dot >/dev/null || need+=(graphviz)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
+command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
     echo "setup: installing ${need[*]} with apt-get"

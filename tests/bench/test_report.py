@@ -171,7 +171,8 @@ def test_files_written(run_dir):
     assert trajectory["episode"]["success"] is True and trajectory["trajectory"][2]["state"] == "Error"
     page = (run_dir / "report.html").read_text()
     assert "report.html" in names and page.startswith("<!doctype html>")
-    assert '<td class="key">A</td><td class="key">m</td><td>4</td><td>50.00</td>' in page
+    assert '<td class="key">A</td><td>4</td><td>50.00</td>' in page  # the one model is said above the table
+    assert '<p class="shared">model: m</p>' in page
     assert page.count("<svg") == 3 and "<?xml" not in page  # the plots inline, without prologues
     assert "<h2>By hardness</h2>" in page and "<h2>Paired comparisons (same tasks and seeds)</h2>" in page
     from statebound.report.html import to_html

@@ -18,8 +18,8 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from statebound.cli.app import app
-from statebound.report.grid import Column, Section
-from statebound.report.terminal import fit, lift_constant_keys, natural_width, print_sections
+from statebound.report.grid import Column, Section, lift_constant_keys
+from statebound.report.terminal import fit, natural_width, print_sections
 
 ORACLE = "function:statebound.benchmarks.toy:oracle"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")

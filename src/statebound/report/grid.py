@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-__all__ = ["Column", "Section", "glossary", "to_markdown"]
+__all__ = ["Column", "Section", "glossary", "lift_constant_keys", "to_markdown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +55,20 @@ class Section:
             rows=tuple(tuple(row[i] for i in indices) for row in self.rows),
             footer=None if self.footer is None else tuple(self.footer[i] for i in indices),
         )
+
+
+def lift_constant_keys(section: Section) -> tuple[Section, list[str]]:
+    """The section without the key columns that hold one value in every row, and those values as
+    ``"model: smollm2"``; one key column stays when every key is constant (rows need a name)."""
+    keys = [i for i, column in enumerate(section.columns) if column.key]
+    constant = [i for i in keys if not section.columns[i].pinned and len({row[i] for row in section.rows}) == 1]
+    if constant and len(constant) == len(keys):
+        constant = constant[1:]
+    if not constant:
+        return section, []
+    lifted = [f"{section.columns[i].header}: {section.rows[0][i]}" for i in constant if section.rows[0][i]]
+    kept = [i for i in range(len(section.columns)) if i not in constant]
+    return section.select(kept), lifted
 
 
 def glossary(sections: Iterable[Section]) -> list[tuple[str, str]]:

@@ -1,8 +1,9 @@
 """``report.html``: the report's tables, plots and column glossary in one self-contained page.
 
 The page has no external assets (the SVG plots are inlined, the style is in the page), so it can be
-mailed or attached to a paper's artefacts. It fits a 1280-pixel window: a table wider than the page
-scrolls inside its own box, plots shrink to the page. Every plot has a title and a caption; every
+mailed or attached to a paper's artefacts. It fits a 1280-pixel window: a key column with one value
+in every row (one model) is said once above its table, headers wrap, a table still wider than the
+page scrolls inside its own box, plots shrink to the page. Every plot has a title and a caption; every
 column header explains itself on hover and in the glossary at the end. Table columns sort on a
 click (a few lines of script); numbers sort as numbers.
 """
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
-from statebound.report.grid import Section, glossary
+from statebound.report.grid import Section, glossary, lift_constant_keys
 from statebound.report.plots import PLOT_CAPTIONS
 from statebound.report.sections import sections
 from statebound.report.tables import Report
@@ -26,7 +27,8 @@ h1 { font-size: 1.5em; overflow-wrap: anywhere; } h2 { font-size: 1.15em; margin
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: .5em 0; font-variant-numeric: tabular-nums; }
 th, td { padding: .25em .6em; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
-th { background: #f4f4f4; cursor: pointer; user-select: none; }
+th { background: #f4f4f4; cursor: pointer; user-select: none; white-space: normal; vertical-align: bottom; }
+p.shared { color: #555; margin: .2em 0; overflow-wrap: anywhere; }
 th[title] { text-decoration: underline dotted #999; }
 td.key, th.key { text-align: left; }
 tr:hover td { background: #fafafa; }
@@ -84,7 +86,11 @@ def to_html(report: Report, *, title: str, plots: Sequence[Path] = ()) -> str:
     shown = sections(report)
     parts = [f"<h1>{escape(title)}</h1>"]
     for section in shown:
-        parts += [f"<h2>{escape(section.title)}</h2>", _table(section)]
+        table, lifted = lift_constant_keys(section)
+        parts.append(f"<h2>{escape(section.title)}</h2>")
+        if lifted:
+            parts.append(f'<p class="shared">{escape("; ".join(lifted))}</p>')
+        parts.append(_table(table))
     figures = [_figure(path) for path in plots if path.suffix == ".svg"]
     if figures:
         parts += ["<h2>Plots</h2>", *figures]

@@ -31,7 +31,7 @@ PLOT_CAPTIONS = {
                          "turn limit land in the last bin (StateAct, figures 5-6).",
     "cost_vs_success": "Success rate (with its Wilson 95% interval) against cost: the total price of the model "
                        "calls or, when nothing was paid for (local models), the mean prompt tokens per episode. "
-                       "Up and to the left is better.",
+                       "Groups at the same place are drawn a little apart. Up and to the left is better.",
     "state_usage": "Where each group spends its budget: mean tokens (prompt and completion) and mean visits per "
                    "episode in each state.",
 }
@@ -123,7 +123,7 @@ def _plot_length(plt: Any, data: dict[str, list[LengthBin]], bin_width: int, out
     axes.set_title("Success rate by episode length")
     axes.set_xlabel(f"episode length (steps, bins of {bin_width})")
     axes.set_ylabel("success rate %")
-    axes.set_ylim(-2, 102)
+    axes.set_ylim(-2, 108)  # room for the counts above 100 %
     _legend_below(figure, axes, len(data))
     return _save(plt, figure, out_dir, "success_by_length")
 
@@ -131,13 +131,19 @@ def _plot_length(plt: Any, data: dict[str, list[LengthBin]], bin_width: int, out
 def _plot_cost(plt: Any, summaries: Sequence[Summary], keys: Sequence[str], out_dir: Path) -> list[Path]:
     """SR against total cost, or against prompt tokens per episode when nothing was paid for
     (local models): the papers' other measure of cost. Labels go in a legend below."""
+    from matplotlib.transforms import offset_copy
+
     priced = any(row.cost > 0 for row in summaries)
     figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
+    places = [(row.cost if priced else row.prompt_tokens, row.sr) for row in summaries]
     for index, row in enumerate(summaries):
         error = [[max(0.0, row.sr - row.sr_low)], [max(0.0, row.sr_high - row.sr)]]
         label = group_label({k: row.group[k] for k in keys})
-        axes.errorbar(row.cost if priced else row.prompt_tokens, row.sr, yerr=error, fmt=_marker(index), capsize=3,
-                      label=label)
+        same = [i for i, place in enumerate(places) if place == places[index]]  # groups on one spot: side by side
+        shift = offset_copy(axes.transData, fig=figure, x=6 * (same.index(index) - (len(same) - 1) / 2), units="points")
+        axes.errorbar(*places[index], yerr=error, fmt=_marker(index), capsize=3, label=label, transform=shift)
+    axes.update_datalim(places)  # the shifted points do not widen the axes themselves
+    axes.autoscale_view()
     axes.set_title("Success rate against " + ("cost" if priced else "prompt tokens"))
     axes.set_xlabel("total cost $" if priced else "prompt tokens per episode (no cost: local models)")
     tokens = [row.prompt_tokens for row in summaries if row.prompt_tokens > 0]

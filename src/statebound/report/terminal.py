@@ -1,7 +1,7 @@
 """Tables in the terminal that fit its width, without cutting a number or a name.
 
 A key column holding one value in every row (one model, one benchmark) leaves the table for its
-title. Headers wrap between words. When the columns still do not fit, the table is split: each part
+title (:func:`~statebound.report.grid.lift_constant_keys`). Headers wrap between words. When the columns still do not fit, the table is split: each part
 repeats the key columns, the first takes the essential columns and whatever else fits, the next
 ones the rest (``wide=True`` draws every column in one table, as wide as it needs, for a pager).
 """
@@ -12,28 +12,14 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from statebound.report.grid import Section
+from statebound.report.grid import Section, lift_constant_keys
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-__all__ = ["fit", "lift_constant_keys", "print_sections", "rich_table"]
-
-def lift_constant_keys(section: Section) -> tuple[Section, list[str]]:
-    """The section without the key columns that hold one value in every row, and those values as
-    ``"model: smollm2"``; one key column stays when every key is constant (rows need a name)."""
-    keys = [i for i, column in enumerate(section.columns) if column.key]
-    constant = [i for i in keys if not section.columns[i].pinned and len({row[i] for row in section.rows}) == 1]
-    if constant and len(constant) == len(keys):
-        constant = constant[1:]
-    if not constant:
-        return section, []
-    lifted = [f"{section.columns[i].header}: {section.rows[0][i]}" for i in constant if section.rows[0][i]]
-    kept = [i for i in range(len(section.columns)) if i not in constant]
-    return section.select(kept), lifted
-
+__all__ = ["fit", "natural_width", "print_sections", "rich_table"]
 
 def _cell_width(section: Section, index: int) -> int:
     from rich.cells import cell_len

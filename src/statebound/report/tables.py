@@ -69,8 +69,8 @@ def load_runs(directories: Sequence[str | Path], *, with_trajectories: bool = Fa
         used.add(label)
         for result in results:
             result.meta["run"] = label
-            if choices := choices_made(result.trajectory):
-                result.meta.setdefault(CHOICES.key, choices)
+            if with_trajectories:
+                result.meta.setdefault(CHOICES.key, choices_made(result.trajectory))
         runs.append(LoadedRun(label, directory, config, results))
     return runs
 
@@ -217,7 +217,7 @@ def build_report(
 
 def _with_choices(columns: Sequence[MetaColumn], results: Sequence[EpisodeResult]) -> list[MetaColumn]:
     """``columns`` and, when some episode made a choice, Choices/ep."""
-    made = any(CHOICES.key in r.meta for r in results) and all(c.key != CHOICES.key for c in columns)
+    made = any(r.meta.get(CHOICES.key) for r in results) and all(c.key != CHOICES.key for c in columns)
     return [*columns, CHOICES] if made else list(columns)
 
 

@@ -241,19 +241,19 @@ def _shipped(tmp_path: Path) -> dict[str, Flow]:
     return flows
 
 
-# Bash StateFlow: Solve, Verify and Error branch on the execution's outcome (submit/output, error,
-# empty), which step_outcome always sets to one of those four, so one rule always fires; the
-# checks cannot see that a plain function's cases are exhaustive.
+# Our Bash output-end machine (and Rethink on it): Solve, Verify and Error branch on the execution's
+# outcome (submit/output, error, empty), which step_outcome always sets to one of those four, so one
+# rule always fires; the checks cannot see that a plain function's cases are exhaustive.
 EXPECTED_WARNINGS = {
     f"intercode-bash {view}{variant}": [(s, "no-default-transition") for s in ("Solve", "Verify", "Error")]
     for view in ("stateflow", "sf-agent")
-    for variant in ("", "-rethink")
+    for variant in ("-output-end", "-rethink")
 }
 
 
 def test_shipped_flows_have_no_unexpected_warnings(tmp_path):
     flows = _shipped(tmp_path)
-    assert len(flows) == 2 + 13 + 6 + 6
+    assert len(flows) == 2 + 15 + 8 + 6
     for label, flow in flows.items():
         warnings = [(d.state, d.code) for d in check_flow(flow) if d.severity == "warning"]
         assert warnings == EXPECTED_WARNINGS.get(label, []), label

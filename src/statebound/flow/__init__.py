@@ -40,7 +40,7 @@ from statebound.flow.events import (
     StateEntered,
     TransitionTaken,
 )
-from statebound.flow.groupchat import AUTO, GroupChat, Role
+from statebound.flow.groupchat import AUTO, MANUAL, RANDOM, ROUND_ROBIN, GroupChat, Role
 from statebound.flow.history import Entry, to_messages
 from statebound.flow.human import AskHuman
 from statebound.flow.listeners import Event, EventCallback, RunFinished
@@ -84,6 +84,9 @@ __all__ = [
     "GroupChat",
     "Role",
     "AUTO",
+    "MANUAL",
+    "RANDOM",
+    "ROUND_ROBIN",
     "AskHuman",
     # transitions
     "Rule",

@@ -59,12 +59,14 @@ class MessageAdded:
 
 @dataclass(frozen=True, slots=True)
 class SpeakerSelected:
-    """A group chat picked ``role`` to speak next; ``how`` is ``function``, ``auto`` or ``fallback``."""
+    """A group chat picked ``role`` to speak next; ``how`` is ``function`` or the method that
+    picked it (``auto``, ``manual``, ``random``, ``round_robin``), ``fallback`` when ``auto``'s
+    answer named no role."""
 
     kind: ClassVar[str] = "speaker_selected"
     state: str
     role: str
-    how: Literal["function", "auto", "fallback"]
+    how: Literal["function", "auto", "manual", "random", "round_robin", "fallback"]
 
     def to_dict(self) -> dict[str, Any]:
         return _flat(self)

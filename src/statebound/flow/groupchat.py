@@ -1,20 +1,35 @@
-"""Group-chat roles inside a state, driven by a speaker-selection function (AutoGen style).
+"""Group-chat roles inside a state, with AutoGen's speaker-selection methods (StateFlow blog, 001).
 
-``GroupChat(roles=[...], select_speaker=fn)`` is an output function. Each round it calls
-``fn(last_speaker, ctx)``, which returns
+``GroupChat(roles=[...], select_speaker=...)`` is an output function. ``select_speaker`` is a
+method name or a function ``fn(last_speaker, ctx)``; each round the function returns
 
 * a :class:`Role` or a role name -- that role speaks (runs its outputs, with its own agent);
-* ``AUTO`` (``"auto"``) -- an LLM picks the next role from the role names and descriptions
-  (parsed strictly; if it names no role, the next role in order speaks);
+* a method name -- the method picks the speaker this round:
+
+  - ``"auto"`` (:data:`AUTO`): an LLM picks from the role names and descriptions (parsed
+    strictly; if it names no role, the next role in order speaks);
+  - ``"manual"`` (:data:`MANUAL`): a person picks, by number or name, through ``ask`` (the terminal
+    by default); nothing, ``q`` or three answers that name no role leave the pick to ``auto``;
+  - ``"random"`` (:data:`RANDOM`): a role at random, drawn from ``random.Random(seed)``;
+  - ``"round_robin"`` (:data:`ROUND_ROBIN`): the role after the last speaker, in order;
+
 * ``None`` -- the conversation ends and the state's transitions choose the next state.
 
-A role speaking is one round; more than ``max_rounds`` rounds stops the run (``TURN_LIMIT``).
+``allowed_transitions`` is the transition graph (AutoGen's allowed speaker transitions): which
+roles may speak after which. It is checked: a function that picks a role the graph does not allow
+after the last speaker stops the run with a :class:`~statebound.errors.DefinitionError` naming the
+transition, and the methods choose among the allowed roles only (none allowed: the chat ends). The
+first speaker is free. A role speaking is one round; more than ``max_rounds`` rounds stops the run
+(``TURN_LIMIT``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+import random
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Literal
 
 from statebound.errors import DefinitionError
 from statebound.flow.context import RunContext, StopRun
@@ -24,9 +39,16 @@ from statebound.flow.result import ExitReason
 from statebound.flow.rules import parse_choice
 from statebound.llm.base import LLM, Message, Request
 
-__all__ = ["AUTO", "GroupChat", "Role", "SpeakerSelector"]
+__all__ = ["AUTO", "MANUAL", "METHODS", "RANDOM", "ROUND_ROBIN", "GroupChat", "Role", "SpeakerSelector"]
 
 AUTO = "auto"
+MANUAL = "manual"
+RANDOM = "random"
+ROUND_ROBIN = "round_robin"
+Method = Literal["auto", "manual", "random", "round_robin"]
+METHODS: tuple[Method, ...] = ("auto", "manual", "random", "round_robin")
+MANUAL_ATTEMPTS = 3  # answers naming no role before a manual pick falls back to auto (as AutoGen)
+Ask = Callable[[str], "str | Awaitable[str]"]
 
 
 class Role:
@@ -56,17 +78,22 @@ SpeakerSelector = Callable[
 
 
 class GroupChat:
-    """An output function that lets ``roles`` take turns as ``select_speaker`` decides."""
+    """An output function that lets ``roles`` take turns as ``select_speaker`` decides (module
+    docstring); ``llm`` answers ``auto`` picks, ``ask`` asks a person for ``manual`` ones, ``seed``
+    fixes the ``random`` draws."""
 
-    __slots__ = ("_by_name", "llm", "max_rounds", "roles", "select_speaker")
+    __slots__ = ("_allowed", "_by_name", "_draw", "ask", "llm", "max_rounds", "roles", "select_speaker")
 
     def __init__(
         self,
         roles: Sequence[Role],
         *,
-        select_speaker: SpeakerSelector,
+        select_speaker: SpeakerSelector | Method,
         max_rounds: int = 20,
         llm: LLM | None = None,
+        allowed_transitions: Mapping[Role | str, Sequence[Role | str]] | None = None,
+        ask: Ask | None = None,
+        seed: int = 0,
     ) -> None:
         if not roles:
             raise DefinitionError("GroupChat needs at least one Role")
@@ -74,21 +101,47 @@ class GroupChat:
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise DefinitionError(f"GroupChat role names must be unique; repeated: {duplicates}")
-        if AUTO in names:
-            raise DefinitionError(f"a role may not be called {AUTO!r} (it means: let the LLM choose)")
-        if not callable(select_speaker):
-            raise DefinitionError("GroupChat select_speaker must be a function fn(last_speaker, ctx)")
+        reserved = sorted(set(names) & set(METHODS))
+        if reserved:
+            raise DefinitionError(f"a role may not be called {reserved[0]!r} (it names a speaker-selection method)")
+        if not callable(select_speaker) and select_speaker not in METHODS:
+            raise DefinitionError(
+                f"GroupChat select_speaker must be a function fn(last_speaker, ctx) or one of {', '.join(METHODS)}; "
+                f"got {select_speaker!r}"
+            )
         if max_rounds < 1:
             raise DefinitionError("GroupChat max_rounds must be at least 1")
         self.roles = tuple(roles)
         self.select_speaker = select_speaker
         self.max_rounds = max_rounds
         self.llm = llm
+        self.ask = ask
         self._by_name = {r.name: r for r in roles}
+        self._allowed = None if allowed_transitions is None else self._graph(allowed_transitions)
+        self._draw = random.Random(seed)
+
+    def _graph(self, transitions: Mapping[Role | str, Sequence[Role | str]]) -> dict[str, tuple[str, ...]]:
+        def name_of(role: Role | str) -> str:
+            name = role.name if isinstance(role, Role) else role
+            if name not in self._by_name:
+                raise DefinitionError(
+                    f"allowed_transitions names {name!r}, which is not a role of this group chat "
+                    f"({', '.join(self._by_name)})"
+                )
+            return name
+
+        return {name_of(source): tuple(name_of(t) for t in targets) for source, targets in transitions.items()}
 
     @property
     def label(self) -> str:
         return "GroupChat(" + ", ".join(r.name for r in self.roles) + ")"
+
+    def allowed_after(self, last: Role | None) -> tuple[Role, ...]:
+        """The roles that may speak after ``last`` (every role first, or without a graph)."""
+        if last is None or self._allowed is None:
+            return self.roles
+        allowed = set(self._allowed.get(last.name, ()))
+        return tuple(r for r in self.roles if r.name in allowed)
 
     async def run(self, ctx: RunContext) -> None:
         last: Role | None = None
@@ -111,26 +164,68 @@ class GroupChat:
             ctx.speaker, ctx.agent = None, outer_agent
 
     async def _next_speaker(self, last: Role | None, ctx: RunContext) -> Role | None:
-        picked = self.select_speaker(last, ctx)
-        if inspect.isawaitable(picked):
-            picked = await picked
+        picked: object = self.select_speaker
+        if callable(picked):
+            picked = picked(last, ctx)
+            if inspect.isawaitable(picked):
+                picked = await picked
         if picked is None:
             return None
+        candidates = self.allowed_after(last)
         how = "function"
-        if picked == AUTO:
-            picked, how = await self._auto(last, ctx)
-        role = picked if isinstance(picked, Role) else self._by_name.get(picked)  # type: ignore[arg-type]
+        if isinstance(picked, str) and picked in METHODS:
+            if not candidates:
+                return None  # the graph allows nobody after the last speaker: the chat ends
+            picked, how = await self._by_method(picked, last, candidates, ctx)  # type: ignore[arg-type]
+        role = picked if isinstance(picked, Role) else self._by_name.get(str(picked)) if isinstance(picked, str) else None
         if role is None or self._by_name.get(role.name) is not role:
             raise DefinitionError(
                 f"speaker selection returned {picked!r}, which is not a role of this group chat "
-                f"({', '.join(self._by_name)}); return a Role, a role name, 'auto' or None"
+                f"({', '.join(self._by_name)}); return a Role, a role name, one of {', '.join(METHODS)} or None"
+            )
+        if role not in candidates:
+            raise DefinitionError(
+                f"speaker selection chose {role.name!r} after {last.name if last is not None else None!r}, which "
+                f"allowed_transitions does not allow (allowed: {', '.join(r.name for r in candidates) or 'none'})"
             )
         ctx.emit(SpeakerSelected(ctx.state, role.name, how))  # type: ignore[arg-type]
         return role
 
-    async def _auto(self, last: Role | None, ctx: RunContext) -> tuple[Role, str]:
+    async def _by_method(
+        self, method: Method, last: Role | None, candidates: tuple[Role, ...], ctx: RunContext
+    ) -> tuple[Role, str]:
+        if method == RANDOM:
+            return self._draw.choice(candidates), RANDOM
+        if method == ROUND_ROBIN:
+            return _after(last, self.roles, candidates), ROUND_ROBIN
+        if method == MANUAL:
+            chosen = await self._manual(candidates)
+            if chosen is not None:
+                return chosen, MANUAL
+        return await self._auto(last, candidates, ctx)
+
+    async def _manual(self, candidates: tuple[Role, ...]) -> Role | None:
+        """A person's pick, by number or name; None leaves it to ``auto``."""
+        listing = "\n".join(f"{i}: {r.name}" for i, r in enumerate(candidates, 1))
+        question = (f"Who should speak next?\n{listing}\n"
+                    "Enter the number or name of the next speaker (nothing or q: let the model choose): ")
+        for _ in range(MANUAL_ATTEMPTS):
+            answer = self.ask(question) if self.ask is not None else await asyncio.to_thread(input, question)
+            if inspect.isawaitable(answer):
+                answer = await answer
+            text = str(answer).strip()
+            if text in ("", "q"):
+                return None
+            if text.isdigit() and 1 <= int(text) <= len(candidates):
+                return candidates[int(text) - 1]
+            named = next((r for r in candidates if r.name == text), None)
+            if named is not None:
+                return named
+        return None
+
+    async def _auto(self, last: Role | None, candidates: tuple[Role, ...], ctx: RunContext) -> tuple[Role, str]:
         options = "\n".join(
-            f"- {r.name}: {r.description}" if r.description else f"- {r.name}" for r in self.roles
+            f"- {r.name}: {r.description}" if r.description else f"- {r.name}" for r in candidates
         )
         question = (
             f"Who should speak next?\nRoles:\n{options}\n"
@@ -138,9 +233,14 @@ class GroupChat:
         )
         request = Request(messages=ctx.messages() + (Message("user", question),), max_tokens=16)
         completion = await ctx.complete(request, llm=self.llm, kind="speaker")
-        name = parse_choice(completion.text, list(self._by_name))
+        name = parse_choice(completion.text, [r.name for r in candidates])
         if name is not None:
             return self._by_name[name], "auto"
-        # Fallback: the role after the last speaker, in declaration order.
-        index = 0 if last is None else (self.roles.index(last) + 1) % len(self.roles)
-        return self.roles[index], "fallback"
+        return _after(last, self.roles, candidates), "fallback"
+
+
+def _after(last: Role | None, roles: tuple[Role, ...], candidates: tuple[Role, ...]) -> Role:
+    """The first of ``candidates`` after ``last`` in the order of ``roles`` (wrapping round)."""
+    start = 0 if last is None else roles.index(last) + 1
+    ordered = roles[start:] + roles[:start]
+    return next(r for r in ordered if r in candidates)

@@ -13,9 +13,19 @@ def test_bundled_specs_have_no_errors() -> None:
         assert [d for d in check_spec(load_bundled(name)) if d.severity == "error"] == []
 
 
-def test_unbounded_loop_is_a_warning_with_position() -> None:
+def test_bundled_specs_pass_their_own_strict_check() -> None:
+    from typer.testing import CliRunner
+
+    from statebound.cli.app import app
+
+    for name in ("react", "rewoo", "reflexion", "cot", "direct", "pass"):
+        result = CliRunner().invoke(app, ["spec", "check", name, "--strict"])
+        assert result.exit_code == 0 and " 0 error(s), 0 warning(s)" in result.output, result.output
+
+
+def test_unbounded_loop_is_a_note_with_position() -> None:
     (diagnostic,) = check_spec(load_bundled("react"))
-    assert (diagnostic.severity, diagnostic.code) == ("warning", "unbounded-loop")
+    assert (diagnostic.severity, diagnostic.code) == ("info", "unbounded-loop")
     assert (diagnostic.line, diagnostic.column) == (15, 7)
     bounded = parse('(define a (:states (A (:text "[A]")) (B (:text "[B]"))) (:behavior (next (until_3 A B))))')
     assert check_spec(bounded) == []
@@ -32,6 +42,10 @@ def test_unused_and_unreachable_states() -> None:
 def test_weak_markers() -> None:
     assert "marker-prefix" in _codes('(define a (:states (A (:text "[A")) (B (:text "[AB]"))) (:behavior (next A B)))')
     assert "marker-collision" in _codes('(define a (:states (A (:text "Thought:"))) (:behavior (next A)))')
+    for marker, suggested in (("Thought:", "'[Thought]'"), ("[A", "'[A]'"), ("[]", "'[A]'")):
+        (found,) = [d for d in check_spec(parse(f'(define a (:states (A (:text "{marker}"))) (:behavior (next A)))'))
+                    if d.code == "marker-collision"]
+        assert found.message.endswith(f"such as {suggested}"), found.message
     assert "marker-whitespace" in _codes('(define a (:states (A (:text " [A]"))) (:behavior (next A)))')
     assert "marker-duplicate" in _codes('(define a (:states (A (:text "[A]")) (B (:text "[A]"))) (:behavior (next A B)))')
 

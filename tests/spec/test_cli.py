@@ -9,11 +9,15 @@ from statebound.cli.app import app
 runner = CliRunner()
 
 
-def test_check_bundled_spec_passes_with_warnings() -> None:
+def test_check_bundled_spec_passes_with_a_note(tmp_path: Path) -> None:
     result = runner.invoke(app, ["spec", "check", "react"])
     assert result.exit_code == 0
-    assert "warning: unbounded loop" in result.output and "0 error(s), 1 warning(s)" in result.output
-    assert runner.invoke(app, ["spec", "check", "react", "--strict"]).exit_code == 1
+    assert "info: unbounded loop" in result.output and "0 error(s), 0 warning(s), 1 info" in result.output
+    assert runner.invoke(app, ["spec", "check", "react", "--strict"]).exit_code == 0  # notes do not fail it
+    weak = tmp_path / "weak.spec"
+    weak.write_text('(define a (:states (A (:text "Thought:"))) (:behavior (next A)))')
+    assert runner.invoke(app, ["spec", "check", str(weak)]).exit_code == 0
+    assert runner.invoke(app, ["spec", "check", str(weak), "--strict"]).exit_code == 1  # warnings do
 
 
 def test_check_reports_errors_with_position(tmp_path: Path) -> None:

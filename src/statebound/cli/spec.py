@@ -39,9 +39,9 @@ def _load(file: str):  # -> Spec; imports stay inside commands to keep --help li
 @spec_app.command("check")
 def check_command(
     file: str = typer.Argument(..., help="Spec file or bundled spec name."),
-    strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
+    strict: bool = typer.Option(False, "--strict", help="Fail on warnings too (not on info notes)."),
 ) -> None:
-    """Static checks: unreachable states, runs that cannot complete, weak markers, unbounded loops.
+    """Static checks: unreachable states, runs that cannot complete, weak markers (errors and warnings), unbounded loops (info).
 
     Example: statebound spec check react --strict"""
     from statebound.spec import check_spec
@@ -51,8 +51,9 @@ def check_command(
     for diagnostic in diagnostics:
         typer.echo(diagnostic.format(spec.source_name))
     errors = sum(d.severity == "error" for d in diagnostics)
-    warnings = len(diagnostics) - errors
-    typer.echo(f"{spec.name}: {errors} error(s), {warnings} warning(s)")
+    warnings = sum(d.severity == "warning" for d in diagnostics)
+    notes = len(diagnostics) - errors - warnings
+    typer.echo(f"{spec.name}: {errors} error(s), {warnings} warning(s), {notes} info")
     if errors or (strict and warnings):
         raise typer.Exit(1)
 

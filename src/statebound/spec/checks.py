@@ -1,4 +1,8 @@
-"""Static checks of a spec (``statebound spec check FILE``): errors and warnings, with positions."""
+"""Static checks of a spec (``statebound spec check FILE``): errors, warnings and notes, with positions.
+
+An unbounded loop (``until`` without a bound, ``always``) is a note, not a warning: an agent's
+loop runs until its exit state, and the run's own limit (a turn limit, the monitor's
+``max_calls``) bounds it; ``--strict`` fails on warnings, not on notes."""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ _COMMON = re.compile(r"^[A-Za-z][A-Za-z ]*:?$")
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    severity: Literal["error", "warning"]
+    severity: Literal["error", "warning", "info"]
     code: str
     message: str
     line: int
@@ -70,10 +74,18 @@ def check_spec(spec: Spec) -> list[Diagnostic]:
     for node in _walk(spec.behavior):
         if isinstance(node, Always) or (isinstance(node, Until) and node.high is None):
             op = "always" if isinstance(node, Always) else "until"
-            found.append(Diagnostic("warning", "unbounded-loop", f"unbounded loop '({op} ...)': a run "
-                                    "may repeat it forever; bound it with until_N if that matters",
+            found.append(Diagnostic("info", "unbounded-loop", f"unbounded loop '({op} ...)': only the run's "
+                                    "limit (turns, monitor calls) ends it; bound it with until_N if that matters",
                                     node.line, node.column))
-    return sorted(found, key=lambda d: (d.severity != "error", d.line, d.column))
+    rank = {"error": 0, "warning": 1, "info": 2}
+    return sorted(found, key=lambda d: (rank[d.severity], d.line, d.column))
+
+
+def _distinctive(marker: str, state: str) -> str:
+    """A bracketed form of ``marker`` (``Thought:`` -> ``[Thought]``, ``[A`` -> ``[A]``), from the
+    state's name when the marker holds no word."""
+    core = marker.strip().strip("[]:").strip() or state
+    return f"[{core}]"
 
 
 def _marker_checks(spec: Spec) -> list[Diagnostic]:
@@ -95,5 +107,5 @@ def _marker_checks(spec: Spec) -> list[Diagnostic]:
         if len(text) < 3 or _COMMON.match(text):
             found.append(Diagnostic("warning", "marker-collision", f"marker {a.text!r} of {a.name!r} "
                                     "could occur in ordinary text; use a distinctive form such as "
-                                    f"'[{text.rstrip(':')}]'", a.line, a.column))
+                                    f"{_distinctive(text, a.name)!r}", a.line, a.column))
     return found

@@ -240,3 +240,16 @@ def test_cost_plot_falls_back_to_prompt_tokens_when_nothing_was_paid_for(run_dir
     finish_run([free], out_dir=free_out)
     drawn = (free_out / "plots" / "cost_vs_success.svg").read_text()
     assert "prompt tokens per episode" in drawn and "total cost $" not in drawn
+
+
+def test_a_breakdown_key_no_episode_has_is_an_error_naming_the_keys(run_dir, tmp_path):
+    from typer.testing import CliRunner
+
+    from statebound.cli.app import app
+    from statebound.errors import DefinitionError
+
+    with pytest.raises(DefinitionError, match=r"no episode has a meta key 'hardnes'.* Did you mean 'hardness'\?"):
+        build_report(load_runs([run_dir]), breakdown_keys=["hardnes"])
+    result = CliRunner().invoke(app, ["report", str(run_dir), "--by", "nosuch", "--out", str(tmp_path), "--no-plots"])
+    assert result.exit_code == 2 and "Keys the episodes have: hardness, run" in result.output
+    assert not (tmp_path / "report.md").exists()

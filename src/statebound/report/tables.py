@@ -129,7 +129,8 @@ class Report:
 
 def _breakdown_keys(results: Sequence[EpisodeResult], requested: Sequence[str] | None) -> list[str]:
     if requested is not None:
-        present = {key for r in results for key, value in r.meta.items() if isinstance(value, str | int | bool)}
+        present = {key for r in results for key, value in r.meta.items()
+                   if isinstance(value, str | int | bool) and key != CHOICES.key}
         for key in requested:
             if key not in present and key not in EpisodeResult.__dataclass_fields__:
                 raise DefinitionError(

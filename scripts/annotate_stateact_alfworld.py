@@ -1,8 +1,9 @@
-"""Annotate ReAct's ALFWorld few-shot trajectories with StateAct's chain of states.
+"""Annotate ReAct's ALFWorld few-shot trajectories with StateAct's chain of states, corrected as the
+StateAct authors corrected them.
 
 Writes ``src/statebound/data/prompts/stateact_alfworld.json``: for each task type the two
-trajectories ReAct's runner uses (``react_<type>_1`` then ``react_<type>_0``), each as a list of
-steps ``{location, inventory, thought, action, observation}`` plus the episode's goal.
+trajectories StateAct's runner uses (``--prompt_ids 1 0``: ``react_<type>_1`` then ``react_<type>_0``),
+each as a list of steps ``{location, inventory, thought, action, observation}`` plus the episode's goal.
 
 - goal: the task sentence (``Your task is to: put a hot apple in fridge.`` -> ``put a hot apple in
   fridge``), as in StateAct's appendix E;
@@ -10,7 +11,10 @@ steps ``{location, inventory, thought, action, observation}`` plus the episode's
   :class:`statebound.envs.alfworld.StateTracker` (so they are consistent with the trajectory);
 - thought: ReAct's ``think:`` lines since the previous action, joined by a space (``None`` if none);
   their ``OK.`` observations are dropped;
-- a few typos in the ReAct text are fixed (StateAct's annotation did the same).
+- :data:`CORRECTIONS`: what the authors' annotated examples change in ReAct's text (their release,
+  ``alfworld_runs/prompts/alfworld_prompts_utils_v4_<type>_base.py`` in the StateAct repository,
+  ``<type>_v4_base_1`` and ``<type>_v4_base_0``), applied before annotating. Their typos are kept
+  (``sparybottle``, ``coutertop``), as they are in the authors' examples.
 
 Run: ``.venv/bin/python scripts/annotate_stateact_alfworld.py`` (``--check`` only verifies that the
 file on disk is what the script would write).
@@ -29,19 +33,36 @@ from statebound.envs.alfworld.goals import goal_sentence
 PROMPTS = Path(__file__).resolve().parents[1] / "src" / "statebound" / "data" / "prompts"
 SOURCE = PROMPTS / "react_alfworld_3prompts.json"
 TARGET = PROMPTS / "stateact_alfworld.json"
-TYPOS = {"sparybottle": "spraybottle"}
-EXAMPLE_IDS = (1, 0)  # the two examples ReAct's ALFWorld runner puts in each prompt, in its order
+EXAMPLE_IDS = (1, 0)  # the two examples StateAct's runner puts in each prompt (--prompt_ids 1 0), in order
+AUTHORS = "StateAct repository, alfworld_runs/prompts/alfworld_prompts_utils_v4_{type}_base.py, {type}_v4_base_{n}"
+
+# The authors' corrections of ReAct's text, per example: (old, new) replacements of its lines.
+CORRECTIONS: dict[str, list[tuple[str, str]]] = {
+    # the egg example opens the fridge without going there: "go to fridge 1" is added
+    "react_heat_0": [("> open fridge 1\n", "> go to fridge 1\nThe fridge 1 is closed.\n> open fridge 1\n")],
+    # the pan example writes its "I find a pan, I need to take it" thought between the take and the
+    # take's observation: the thought moves before the take, the observation back after it
+    "react_cool_0": [("> take pan 1 from stoveburner 3\n> think: Now I find a pan (1). Next, I need to take it.\n"
+                      "OK.\nYou pick up the pan 1 from the stoveburner 3.\n",
+                      "> think: Now I find a pan (1). Next, I need to take it.\nOK.\n"
+                      "> take pan 1 from stoveburner 3\nYou pick up the pan 1 from the stoveburner 3.\n")],
+}
+# The authors' goals where they are not the task sentence: the two put-two tasks in the plural.
+GOALS = {"react_puttwo_0": "put two creditcards in dresser", "react_puttwo_1": "put two cellphones in sofa"}
 
 
-def fix_typos(text: str) -> str:
-    for wrong, right in TYPOS.items():
-        text = text.replace(wrong, right)
-    return text
+def corrected(source: str, trajectory: str) -> str:
+    """ReAct's trajectory ``source`` with the authors' corrections; each must apply exactly once."""
+    for old, new in CORRECTIONS.get(source, []):
+        if trajectory.count(old) != 1:
+            raise SystemExit(f"{source}: the correction for {old!r} does not apply once; is the ReAct file the expected one?")
+        trajectory = trajectory.replace(old, new)
+    return trajectory
 
 
-def annotate(trajectory: str) -> dict[str, object]:
-    """One ReAct trajectory -> ``{"intro", "goal", "steps"}``."""
-    lines = [line for line in fix_typos(trajectory).strip().splitlines() if line.strip()]
+def annotate(trajectory: str, *, goal: str | None = None) -> dict[str, object]:
+    """One ReAct trajectory -> ``{"intro", "goal", "steps"}`` (``goal``: the task sentence unless given)."""
+    lines = [line for line in trajectory.strip().splitlines() if line.strip()]
     first_turn = next(i for i, line in enumerate(lines) if line.startswith(">"))
     intro = "\n".join(lines[:first_turn])
     tracker = StateTracker()
@@ -68,21 +89,21 @@ def annotate(trajectory: str) -> dict[str, object]:
         })
         thoughts = []
         tracker.update(turn, accepted=bool(observation_lines) and observation_lines[0] != "Nothing happens.")
-    return {"intro": intro, "goal": goal_sentence(intro), "steps": steps}
+    return {"intro": intro, "goal": goal or goal_sentence(intro), "steps": steps}
 
 
 def build() -> dict[str, object]:
     react = json.loads(SOURCE.read_text(encoding="utf-8"))
-    examples = {
-        task_type: [
-            {"source": f"react_{task_type}_{n}", **annotate(react[f"react_{task_type}_{n}"])}
-            for n in EXAMPLE_IDS
-        ]
-        for task_type in TASK_TYPES
-    }
+
+    def example(task_type: str, n: int) -> dict[str, object]:
+        source = f"react_{task_type}_{n}"
+        annotated = annotate(corrected(source, react[source]), goal=GOALS.get(source))
+        return {"source": source, "as_released": AUTHORS.format(type=task_type, n=n), **annotated}
+
+    examples = {task_type: [example(task_type, n) for n in EXAMPLE_IDS] for task_type in TASK_TYPES}
     return {
         "description": "StateAct chain-of-states annotations of ReAct's ALFWorld few-shot examples "
-        "(two per task type); made by scripts/annotate_stateact_alfworld.py",
+        "(two per task type), with the StateAct authors' corrections; made by scripts/annotate_stateact_alfworld.py",
         "source": SOURCE.name,
         "examples": examples,
     }

@@ -11,7 +11,8 @@ The text form is appendix E of the StateAct paper, one ``label: value`` line per
 The JSON form is appendix D, one key per line. The paper's example there is not valid JSON (a bare
 ``None`` and a missing comma); this writes valid JSON with the same keys and ``"None"`` strings
 for empty values, and reads either. The ablations drop fields: ``no-thought``, ``no-goal`` and
-``no-state`` (location and inventory).
+``no-state`` (location and inventory); ``react-joined`` keeps only the thought and the action
+(StateAct's "ReAct (joined)": thought + action produced at every turn).
 """
 
 from __future__ import annotations
@@ -140,4 +141,6 @@ VARIANTS: dict[str, ChainOfStates] = {
     "stateact-no-goal": ChainOfStates(fields=("location", "inventory", "thought", "action")),
     "stateact-no-state": ChainOfStates(fields=("goal", "thought", "action")),
     "stateact-json": ChainOfStates(as_json=True),
+    # StateAct's Table 2 baseline "ReAct (joined)": thought and action at every turn, nothing else
+    "react-joined": ChainOfStates(fields=("thought", "action")),
 }

@@ -137,6 +137,7 @@ _VARIANT_SUMMARIES = {
     "stateact-no-goal": "StateAct without the goal (ablation)",
     "stateact-no-state": "StateAct without location and inventory (ablation)",
     "stateact-json": "StateAct's steps written as JSON (appendix D)",
+    "react-joined": "ReAct (joined): thought and action written at every turn, on StateAct's examples (its Table 2)",
 }
 
 AGENTS: dict[str, AgentSpec[Any]] = {

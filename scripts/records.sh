@@ -110,8 +110,12 @@ for agent in "${agents[@]}"; do
   echo "== $benchmark / $agent ($(date -u +%H:%M:%S))"
   resume=(--resume --retry-errors)  # a record not started yet is started afresh
   if [ ! -f "$records/${agent//>/}/run.sqlite" ]; then resume=(); fi
+  status=0
   STATEBOUND_THREADS=1 .venv/bin/statebound eval "$benchmark" -a "$agent" -m smollm2 "${options[@]}" \
-    --executor "$executor" -j "$workers" --no-progress --out "$records/${agent//>/}" "${resume[@]}"
+    --executor "$executor" -j "$workers" --no-progress --out "$records/${agent//>/}" "${resume[@]}" || status=$?
+  # exit status 1: the record ran to its end with crashed episodes stored (the next run retries
+  # them), so go on with the other agents; anything else (a mistake, an interruption) stops here
+  if [ "$status" -gt 1 ]; then exit "$status"; fi
 done
 # fold each store's write-ahead log into it, so the committed file is complete on its own
 for store in "$records"/*/run.sqlite "$records"/llm-cache.sqlite; do

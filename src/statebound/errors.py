@@ -37,6 +37,38 @@ class ContextOverflow(ProviderError):
     Agents that keep a growing transcript catch it and send a shorter one."""
 
 
+class ProviderTimeout(ProviderError):
+    """The server did not reply within the timeout (retried first): it is overloaded, or the
+    timeout is too short for the request."""
+
+
+class ProviderDisconnected(ProviderError):
+    """The server closed or reset the connection before or during its reply (retried first)."""
+
+
+class FatalProviderError(ProviderError):
+    """Every further request would fail alike, so a benchmark run stops at once instead of
+    spending a request per episode: the key is refused (HTTP 401), it has no access (403), the
+    model or the URL is unknown (404), or the server cannot be reached at all."""
+
+
+class ProviderUnreachable(FatalProviderError):
+    """No connection could be made, after retries (base class of the three causes below)."""
+
+
+class ProviderConnectionRefused(ProviderUnreachable):
+    """Nothing listens at the address: the server is not running, or the port is wrong."""
+
+
+class ProviderHostNotFound(ProviderUnreachable):
+    """The host name in the URL does not resolve (DNS)."""
+
+
+class ProviderTLSError(ProviderUnreachable):
+    """The TLS handshake failed: an ``https://`` URL for a plain-HTTP server, or a certificate
+    that is not trusted."""
+
+
 class UnsupportedFeature(StateboundError):
     """A backend was asked for something it cannot do (e.g. a grammar on a remote chat model)."""
 

@@ -1,15 +1,20 @@
 """A tiny scripted HTTP server on 127.0.0.1 that plays an OpenAI-compatible API badly on purpose.
 
-Each request takes the next behaviour from the script: a status code with a body, a dropped
-connection, an empty body, malformed JSON, a slow reply, or a good completion. When the script
-is used up, every further request gets HTTP 500, so a client can never loop forever on it, and
-the server shuts itself down after ``lifetime`` seconds even if a test forgets to stop it.
+Each request takes the next behaviour from the script: a status code with a body (429 with a
+Retry-After in seconds or as an HTTP date, 5xx, an HTML error page, 401, 404), a connection closed
+before the reply (``DROP``) or reset before it (``RESET``) or during it (``CUT``: the headers and
+half the body, then a reset), an empty body, malformed JSON, a reply without choices, a slow or
+hanging reply, or a good completion. When the script is used up, every further request gets HTTP
+500, so a client can never loop forever on it, and the server shuts itself down after
+``lifetime`` seconds even if a test forgets to stop it.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
 import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -23,7 +28,9 @@ class Reply:
     body: bytes = b""
     headers: tuple[tuple[str, str], ...] = (("Content-Type", "application/json"),)
     delay: float = 0.0
-    drop: bool = False
+    drop: bool = False  # close the connection (FIN) without replying
+    reset: bool = False  # reset the connection (RST): before replying, or with ``cut`` mid-reply
+    cut: bool = False  # send the headers and half the body, then reset
 
 
 def completion_body(text: str = "hello", *, chat: bool = True, n: int = 1) -> bytes:
@@ -46,8 +53,18 @@ def completion_body(text: str = "hello", *, chat: bool = True, n: int = 1) -> by
 
 OK = Reply(body=completion_body())
 DROP = Reply(drop=True)
+RESET = Reply(reset=True)
+CUT = Reply(body=completion_body(), reset=True, cut=True)
 EMPTY = Reply(body=b"")
 MALFORMED = Reply(body=b'{"choices": [')
+NO_CHOICES = Reply(body=b'{"id": "x", "choices": []}')
+HTML_503 = Reply(status=503, body=b"<html><body>Service Unavailable</body></html>",
+                 headers=(("Content-Type", "text/html"),))
+
+
+def http_date(seconds_from_now: float) -> str:
+    """A Retry-After value as an HTTP date."""
+    return email.utils.formatdate(time.time() + seconds_from_now, usegmt=True)
 
 
 def status(code: int, *, body: str = '{"error": {"message": "scripted"}}',
@@ -91,6 +108,19 @@ class FaultServer:
                     time.sleep(reply.delay)
                 if reply.drop:
                     self.connection.shutdown(socket.SHUT_RDWR)
+                    self.close_connection = True
+                    return
+                if reply.reset:
+                    if reply.cut:
+                        self.send_response(reply.status)
+                        self.send_header("Content-Length", str(len(reply.body)))
+                        self.end_headers()
+                        self.wfile.write(reply.body[: len(reply.body) // 2])
+                        self.wfile.flush()
+                        time.sleep(0.05)  # the client has the headers: it is reading the body
+                    linger = struct.pack("ii", 1, 0)  # close with a reset, not a FIN
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+                    self.connection.close()
                     self.close_connection = True
                     return
                 try:

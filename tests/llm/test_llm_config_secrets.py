@@ -90,3 +90,20 @@ def test_redact_masks_whole_keys_and_long_prefixes() -> None:
 )
 def test_parse_retry_after(headers: dict[str, str], expected: float | None) -> None:
     assert parse_retry_after(headers) == expected
+
+
+@pytest.mark.parametrize("text, words", [
+    ("attemps = 1\n", "unknown key attemps (did you mean attempts under [openai]?)"),
+    ("[opneai]\nbase_url = 'http://x/v1'\n", "unknown table [opneai] (did you mean [openai]?)"),
+    ("[openai]\nattemps = 1\n", "unknown key 'attemps' in [openai] (did you mean attempts?)"),
+    ("modle = 'smollm2'\n", "unknown key modle (did you mean model?)"),
+    ("model = 3\n", "model must be a string"),
+    ("openai = 'x'\n", "openai must be a table"),
+])
+def test_config_typos_are_errors_that_name_the_fix(text: str, words: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    path = write_config(text)
+    for read in (load_config, default_model, lambda: resolve_openai_settings(model="m")):
+        with pytest.raises(DefinitionError) as caught:
+            read()
+        assert words in str(caught.value) and str(path) in str(caught.value)

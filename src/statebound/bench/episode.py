@@ -4,8 +4,11 @@ For each episode the harness makes the benchmark's environment, resets it on the
 agent and runs it with a metered model (which enforces the token limit), grades the episode and
 closes the environment, all under the wall-clock limit. A crash becomes an
 :class:`~statebound.bench.result.EpisodeResult` carrying the error, so one broken episode is
-recorded instead of killing the run; a mistake in the run's configuration (a model without a
-feature an agent needs) stops the run before any episode, see :func:`check_agent`.
+recorded instead of killing the run. Errors that every episode would meet alike stop the run
+instead (:data:`RUN_STOPPING`): a mistake in the run's configuration (a model without a feature
+an agent needs, see :func:`check_agent`) and a provider that refuses every request
+(:class:`~statebound.errors.FatalProviderError`: a bad key, an unknown model, a server that cannot
+be reached), even when the agent caught it.
 """
 
 from __future__ import annotations
@@ -20,22 +23,33 @@ from typing import Any
 from statebound.bench.contract import AgentSpec, Benchmark, EpisodeLimits, Grade, Setup, Task
 from statebound.bench.result import EpisodeResult
 from statebound.bench.trace import Trace
-from statebound.errors import BudgetExceeded, ModelUnavailable, UnsupportedFeature
+from statebound.errors import (
+    BudgetExceeded,
+    FatalProviderError,
+    ModelUnavailable,
+    UnsupportedFeature,
+)
 from statebound.exits import ExitReason
 from statebound.llm.base import LLM, Completion, LLMWrapper, Request
 from statebound.llm.usage import UsageMeter
 
-__all__ = ["BudgetedLLM", "Episode", "check_agent", "run_episode"]
+__all__ = ["RUN_STOPPING", "BudgetedLLM", "Episode", "check_agent", "run_episode"]
+
+# Errors that stop a run instead of being recorded as a crashed episode: every episode would fail alike.
+RUN_STOPPING = (UnsupportedFeature, ModelUnavailable, FatalProviderError)
 
 
 @dataclass
 class BudgetedLLM(LLMWrapper):
     """Meters one episode's calls (usage and cost) and raises :class:`BudgetExceeded` once
-    ``max_tokens`` have been used: the one place an episode's usage is counted."""
+    ``max_tokens`` have been used: the one place an episode's usage is counted. It keeps the
+    :class:`FatalProviderError` a call raised (``fatal``), so the run stops even if the agent
+    caught it."""
 
     inner: LLM
     max_tokens: int | None = None
     meter: UsageMeter = field(default_factory=UsageMeter)
+    fatal: FatalProviderError | None = None
 
     def wrapped(self) -> LLM:
         return self.inner
@@ -43,7 +57,11 @@ class BudgetedLLM(LLMWrapper):
     async def complete(self, request: Request) -> Completion:
         if self.max_tokens is not None and self.meter.total.total_tokens >= self.max_tokens:
             raise BudgetExceeded(f"episode token limit {self.max_tokens} reached")
-        completion = await self.inner.complete(request)
+        try:
+            completion = await self.inner.complete(request)
+        except FatalProviderError as error:
+            self.fatal = error
+            raise
         self.meter.add(completion)
         return completion
 
@@ -64,10 +82,13 @@ def check_agent(benchmark: Benchmark[Any], name: str, spec: AgentSpec[Any], llm:
     for need in sorted(benchmark.model_needs(spec)):
         if not getattr(capabilities, need):
             why = {"grammar": "accepts GBNF grammars", "scoring": "scores given text (log-probabilities)"}[need]
+            server = ("a llama.cpp server with --model-option grammar_field=grammar (vLLM: "
+                      "grammar_field=guided_grammar)" if need == "grammar" else
+                      "a server that returns prompt log-probabilities with --model-option scoring=true (vLLM)")
             raise UnsupportedFeature(
                 f"{benchmark.name} agent {name} needs a model whose backend {why}; {llm.model!r} does not. "
-                "Use a llama.cpp model (e.g. --model smollm2, gguf:PATH), a server that offers it "
-                f"(docs/models.md), or another agent{' or -O format=free' if need == 'grammar' else ''}"
+                f"Use a llama.cpp model (e.g. --model smollm2, gguf:PATH), {server}, "
+                f"or another agent{' or -O format=free' if need == 'grammar' else ''} (docs/models.md)"
             )
 
 
@@ -103,12 +124,14 @@ async def run_episode(
     except (TimeoutError, BudgetExceeded) as exc:
         exit_reason = ExitReason.TIME_LIMIT if isinstance(exc, TimeoutError) else ExitReason.TOKEN_LIMIT
         trace = grade = None
-    except (UnsupportedFeature, ModelUnavailable):
-        raise  # the run's configuration is wrong: every episode would fail alike, so stop the run
+    except RUN_STOPPING:
+        raise  # every episode would fail alike, so stop the run
     except Exception as exc:  # noqa: BLE001 - a crashed episode is data, not a reason to stop the run
         error = f"{type(exc).__name__}: {exc}"
         meta["traceback"] = traceback.format_exc(limit=8)
         trace = grade = None
+    if metered.fatal is not None:  # the agent caught it, but the provider refuses every request
+        raise metered.fatal
     used = metered.meter.total
     if trace is not None and grade is not None:
         meta.update(trace.meta)

@@ -23,7 +23,7 @@ from statebound.bench.plan import RunConfig, TaskSelection, select_tasks
 from statebound.bench.registry import LoadedBenchmark, load_benchmark
 from statebound.bench.result import EpisodeResult
 from statebound.bench.runner import RunOutcome, run_episodes
-from statebound.bench.store import RunStore
+from statebound.bench.store import RunStore, check_run_dir
 from statebound.errors import DefinitionError
 from statebound.llm.base import LLM
 from statebound.report.export import export_run
@@ -88,12 +88,21 @@ async def execute_run(
     benchmark: LoadedBenchmark | None = None,
     execution: Execution = Execution(),
 ) -> RunOutcome:
-    """Run every episode of ``config`` missing from ``out_dir``'s store."""
+    """Run every episode of ``config`` missing from ``out_dir``'s store.
+
+    Everything that can be checked before the first episode is checked before anything is
+    written: the run directory (:func:`~statebound.bench.store.check_run_dir`), the tasks, the
+    models (opened, or for Ray resolved) and what the agents need of them. So a refused run
+    leaves nothing behind, and a directory is never left in a state that neither a fresh run nor
+    ``--resume`` accepts."""
     benchmark = benchmark or load_benchmark(config.benchmark, config.benchmark_options)
     by_id = {task.id: task for task in benchmark.benchmark.tasks()}
     missing = [task_id for task_id in config.task_ids if task_id not in by_id]
     if missing:
         raise DefinitionError(f"{config.benchmark} no longer has tasks {missing[:5]}")
+    if execution.concurrency < 1:
+        raise DefinitionError(f"--concurrency must be at least 1, got {execution.concurrency}")
+    check_run_dir(out_dir, config, resume=execution.resume)
     executor = make_executor(
         execution.executor,
         benchmark_name=config.benchmark,
@@ -103,6 +112,7 @@ async def execute_run(
         ray_num_cpus=execution.ray_num_cpus,
     )
     try:
+        await executor.prepare(config)
         with RunStore(out_dir) as store:
             return await run_episodes(
                 config,

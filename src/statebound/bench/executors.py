@@ -4,6 +4,10 @@ Both executors take plain data (benchmark name + options, a :class:`ModelSpec`, 
 same call works in a Ray worker: the worker builds the benchmark and opens the model itself, once
 per process, via :func:`statebound.bench.registry.load_benchmark` and
 :func:`statebound.bench.models.open_llm`, then runs :func:`statebound.bench.episode.run_episode`.
+Before a run stores anything, :meth:`Executor.prepare` checks its models: the local executor opens
+them and checks each agent's needs against them; the Ray executor checks names and option names
+(the workers open the models). Secrets among a model's options are masked in what an episode
+stores (its error and traceback).
 """
 
 from __future__ import annotations
@@ -14,26 +18,32 @@ import os
 import signal
 import threading
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from statebound.bench.contract import EpisodeLimits
-from statebound.bench.episode import Episode, run_episode
+from statebound.bench.episode import RUN_STOPPING, Episode, check_agent, run_episode
 from statebound.bench.models import ModelSpec, open_llm
-from statebound.bench.plan import EpisodePlan
+from statebound.bench.plan import EpisodePlan, RunConfig
 from statebound.bench.registry import LoadedBenchmark, load_benchmark
 from statebound.bench.result import EpisodeResult
 from statebound.errors import DefinitionError, EnvironmentUnavailable
 from statebound.exits import ExitReason
 from statebound.llm.base import LLM
+from statebound.llm.model_options import secret_values
+from statebound.llm.secrets import redact
 
-__all__ = ["Executor", "LocalExecutor", "RayExecutor", "cluster_lost", "make_executor"]
+__all__ = ["Executor", "LocalExecutor", "RayExecutor", "cluster_lost", "make_executor", "without_secrets"]
 
 
 class Executor(Protocol):
     """Runs one planned episode and returns its result (never raises for a crashed episode)."""
 
     async def run(self, plan: EpisodePlan, *, limits: EpisodeLimits) -> EpisodeResult: ...
+
+    async def prepare(self, config: RunConfig) -> None:
+        """Check before the run stores anything that its models open and suit its agents."""
+        ...
 
     async def aclose(self) -> None:
         """Release what the executor opened (models' connections, a cluster it started)."""
@@ -72,7 +82,19 @@ class _Workspace:
     ) -> EpisodeResult:
         loaded = self.benchmark(benchmark, options)
         episode = Episode(task=plan.task, agent=plan.key.agent, model=plan.model.name, seed=plan.key.seed)
-        return await run_episode(loaded.benchmark, loaded.agents, episode, llm=self.llm(plan.model), limits=limits)
+        result = await run_episode(loaded.benchmark, loaded.agents, episode, llm=self.llm(plan.model), limits=limits)
+        return without_secrets(result, plan.model)
+
+
+def without_secrets(result: EpisodeResult, model: ModelSpec) -> EpisodeResult:
+    """``result`` with the secrets among ``model``'s options masked in its error and traceback."""
+    secrets = secret_values(model.options)
+    if not secrets or result.error is None:
+        return result
+    meta = dict(result.meta)
+    if isinstance(meta.get("traceback"), str):
+        meta["traceback"] = redact(meta["traceback"], *secrets)
+    return replace(result, error=redact(result.error, *secrets), meta=meta)
 
 
 @dataclass
@@ -91,6 +113,14 @@ class LocalExecutor:
 
     async def run(self, plan: EpisodePlan, *, limits: EpisodeLimits) -> EpisodeResult:
         return await self._workspace.run(self.benchmark_name, self.benchmark_options, plan, limits)
+
+    async def prepare(self, config: RunConfig) -> None:
+        """Open every model (the episodes reuse them) and check each agent's needs against it."""
+        loaded = self._workspace.benchmark(self.benchmark_name, self.benchmark_options)
+        for model in config.models:
+            llm = self._workspace.llm(model)
+            for agent in config.agents:
+                check_agent(loaded.benchmark, agent, loaded.agent(agent), llm)
 
     async def aclose(self) -> None:
         await self._workspace.aclose()
@@ -162,6 +192,13 @@ class RayExecutor:
             self._started_here = True
         self._remote = ray.remote(max_retries=WORKER_RETRIES)(_run_in_worker)
 
+    async def prepare(self, config: RunConfig) -> None:
+        """Check model names and option names here; the workers open the models."""
+        from statebound.llm.registry import check_model
+
+        for model in config.models:
+            check_model(model.name, **dict(model.options))
+
     async def run(self, plan: EpisodePlan, *, limits: EpisodeLimits) -> EpisodeResult:
         ref = self._remote.remote(self.benchmark_name, dict(self.benchmark_options), plan, limits)
         try:
@@ -178,10 +215,13 @@ class RayExecutor:
                     f"the Ray cluster went away ({type(exc).__name__}); episodes in flight were not "
                     "stored: run the same command again with --resume"
                 ) from exc
-            return EpisodeResult(
+            cause = getattr(exc, "cause", None)  # a RayTaskError carries the worker's exception
+            if isinstance(cause, RUN_STOPPING):
+                raise cause from None  # as in a local run: every episode would fail alike
+            return without_secrets(EpisodeResult(
                 task=plan.key.task, agent=plan.key.agent, model=plan.model.name, seed=plan.key.seed,
                 error=f"ray: {type(exc).__name__}: {exc}", exit_reason=ExitReason.CRASHED, meta=dict(plan.task.meta),
-            )
+            ), plan.model)
 
     async def aclose(self) -> None:
         import ray

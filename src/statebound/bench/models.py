@@ -19,7 +19,10 @@ class ModelSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "options": dict(self.options)}
+        """Safe to store or print: secrets as fingerprints (:mod:`statebound.llm.model_options`)."""
+        from statebound.llm.model_options import redacted
+
+        return {"name": self.name, "options": redacted(self.options)}
 
 
 def open_llm(spec: ModelSpec) -> LLM:

@@ -10,6 +10,7 @@ from statebound.bench.contract import EpisodeLimits, Task
 from statebound.bench.models import ModelSpec
 from statebound.bench.sampling import stratified_sample
 from statebound.errors import DefinitionError
+from statebound.llm.model_options import redacted
 
 __all__ = ["EpisodeKey", "EpisodePlan", "RunConfig", "TaskSelection", "plan_episodes", "select_tasks"]
 
@@ -56,7 +57,9 @@ def select_tasks(tasks: Sequence[Task], selection: TaskSelection) -> list[Task]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunConfig:
-    """Everything that decides a run's results (not how fast it runs: no concurrency/executor)."""
+    """A run's configuration: what decides its results (:func:`statebound.bench.identity.identity`)
+    and how its models are reached (their transport options); not how fast it runs (no
+    concurrency, no executor)."""
 
     benchmark: str
     benchmark_options: Mapping[str, Any] = field(default_factory=dict)
@@ -70,10 +73,11 @@ class RunConfig:
         object.__setattr__(self, "benchmark_options", resolved_options(self.benchmark, self.benchmark_options))
 
     def to_json(self) -> dict[str, Any]:
+        """The configuration as the store keeps it: secrets as fingerprints, never in clear."""
         return {
             "version": CONFIG_VERSION,
             "benchmark": self.benchmark,
-            "benchmark_options": dict(self.benchmark_options),
+            "benchmark_options": redacted(self.benchmark_options),
             "agents": list(self.agents),
             "models": [model.to_json() for model in self.models],
             "seeds": list(self.seeds),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from statebound.bench.contract import Task
@@ -26,13 +26,38 @@ __all__ = ["RunOutcome", "run_episodes"]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunOutcome:
-    """What one invocation did: ``planned`` in total, ``skipped`` (already stored), ``ran`` now."""
+    """What one invocation did: ``planned`` in total, ``skipped`` (already stored), ``ran`` now,
+    ``crashed`` of those; ``crash_causes``: every crashed episode in the store afterwards (this
+    invocation's and earlier ones), as (error, episodes) most common first; ``transport_changes``:
+    how the models are reached now unlike the stored run (``--resume`` with a new URL or key)."""
 
     planned: int
     skipped: int
     ran: int
     crashed: int
     wall_seconds: float
+    crash_causes: tuple[tuple[str, int], ...] = ()
+    transport_changes: tuple[str, ...] = ()
+
+    @property
+    def crashed_stored(self) -> int:
+        """Crashed episodes in the store (``--resume --retry-errors`` runs them again)."""
+        return sum(count for _, count in self.crash_causes)
+
+    def crash_summary(self, *, causes: int = 3, width: int = 160) -> str | None:
+        """One line: the stored crashed episodes grouped by cause, most common first; ``None``
+        when there are none."""
+        if not self.crash_causes:
+            return None
+        shown = []
+        for error, count in self.crash_causes[:causes]:
+            text = " ".join(error.split())
+            shown.append(f"{count} x {text if len(text) <= width else text[: width - 3] + '...'}")
+        if len(self.crash_causes) > causes:
+            shown.append(f"{len(self.crash_causes) - causes} more causes (results.jsonl has each)")
+        total = self.crashed_stored
+        return (f"{total} crashed episode{'s' if total != 1 else ''} stored "
+                f"(--resume --retry-errors runs them again): {'; '.join(shown)}")
 
 
 async def run_episodes(
@@ -49,7 +74,7 @@ async def run_episodes(
     """Run what is missing from ``store``; ``tasks`` must contain every id in ``config.task_ids``."""
     if concurrency < 1:
         raise DefinitionError(f"--concurrency must be at least 1, got {concurrency}")
-    store.start(config, resume=resume)
+    config, changes = store.start(config, resume=resume)
     plans = plan_episodes(config, tasks)
     done = store.finished(include_errors=not retry_errors)
     todo = [plan for plan in plans if plan.key not in done]
@@ -58,7 +83,7 @@ async def run_episodes(
     crashed = 0
 
     previous = [r for r in store.results() if not (retry_errors and r.error is not None)]
-    planned = Counter((plan.key.agent, plan.key.model) for plan in plans)
+    planned: Counter[Hashable] = Counter((plan.key.agent, plan.key.model) for plan in plans)
     with RunProgress(title=config.benchmark, planned=planned, workers=concurrency, enabled=progress,
                      previous=previous) as display:
 
@@ -92,6 +117,8 @@ async def run_episodes(
         ran=len(todo),
         crashed=crashed,
         wall_seconds=time.perf_counter() - started,
+        crash_causes=tuple(store.crash_causes()),
+        transport_changes=tuple(changes),
     )
 
 

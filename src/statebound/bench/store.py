@@ -3,7 +3,13 @@
 It holds the run's configuration and, per finished episode, its result row, trajectory and events,
 keyed by (benchmark, task, agent, model, seed). Episodes are written in transactions (WAL mode; the
 runner puts the episodes that finish together in one), so a process killed at any moment leaves
-every episode either fully stored or absent, which is what makes ``--resume`` exact.
+every episode either fully stored or absent, which is what makes ``--resume`` exact. A writer
+that closes the store folds the log back into the file, so a finished run is one file.
+
+Which configurations a store accepts (:func:`admit`): a fresh run takes a directory without a run
+or whose run has no episode yet; ``--resume`` takes a run with the same identity
+(:mod:`statebound.bench.identity`), with the models' transport options free to change.
+:func:`check_run_dir` asks the same before anything is written.
 """
 
 from __future__ import annotations
@@ -15,12 +21,18 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from statebound.bench.identity import (
+    ConfigMismatch,
+    identity_differences,
+    in_stored_order,
+    transport_changes,
+)
 from statebound.bench.jsonio import dumps, dumps_log
 from statebound.bench.plan import EpisodeKey, RunConfig
 from statebound.bench.result import EpisodeResult
 from statebound.errors import DefinitionError
 
-__all__ = ["STORE_NAME", "ConfigMismatch", "RunNotFound", "RunStore"]
+__all__ = ["STORE_NAME", "ConfigMismatch", "RunNotFound", "RunStore", "admit", "check_run_dir"]
 
 STORE_NAME = "run.sqlite"
 
@@ -43,12 +55,48 @@ CREATE TABLE IF NOT EXISTS episodes (
 """
 
 
-class ConfigMismatch(DefinitionError):
-    """``--resume`` was asked with a configuration other than the stored one."""
-
-
 class RunNotFound(DefinitionError):
     """A directory holds no run store."""
+
+
+def admit(stored: RunConfig | None, given: RunConfig, *, has_episodes: bool, resume: bool,
+          run_dir: Path) -> RunConfig:
+    """The configuration to run ``given`` with in a store holding ``stored``, or the error that
+    says why the store cannot take it. A store without episodes takes any configuration (nothing
+    would be lost), so a failed start never blocks the directory."""
+    if stored is None:
+        if resume:
+            raise RunNotFound(f"nothing to resume in {run_dir}: it holds no run yet; "
+                              "drop --resume to start the run there")
+        return given
+    if not has_episodes:
+        return given
+    if not resume:
+        raise ConfigMismatch(
+            f"{run_dir} already holds a run; pass --resume to continue it or choose another --out"
+        )
+    if differences := identity_differences(stored, given):
+        raise ConfigMismatch(
+            f"cannot resume {run_dir}: the configuration differs ({'; '.join(differences)}). "
+            "Repeat the original command with --resume, or choose another --out"
+        )
+    return in_stored_order(given, stored)
+
+
+def check_run_dir(run_dir: str | Path, config: RunConfig, *, resume: bool) -> None:
+    """Refuse, before anything is written, a run directory that cannot take ``config``: a file in
+    its place, ``--resume`` of a directory without a run, a run it cannot continue."""
+    path = Path(run_dir)
+    if path.exists() and not path.is_dir():
+        raise DefinitionError(f"{path} is a file, not a run directory: choose another --out")
+    if not (path / STORE_NAME).exists():
+        if resume:
+            missing = "does not exist" if not path.exists() else f"holds no {STORE_NAME}"
+            raise RunNotFound(f"nothing to resume in {path}: it {missing}; check the path, "
+                              "or drop --resume to start a new run there")
+        return
+    with RunStore(path, read_only=True) as store:
+        admit(store.config(), config, has_episodes=store.has_episodes(), resume=resume, run_dir=path)
 
 
 class RunStore:
@@ -60,16 +108,30 @@ class RunStore:
         self.path = self.run_dir / STORE_NAME
         if not self.path.exists() and (not create or read_only):
             raise RunNotFound(f"{self.run_dir} holds no run ({STORE_NAME} missing); pass a directory made by 'statebound eval'")
-        if read_only:
-            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None, timeout=30)
-            return
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._writer = not read_only
+        try:
+            if read_only:
+                self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None, timeout=30)
+                self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as error:
+            raise RunNotFound(f"{self.path} is not a run store ({error})") from None
+        except OSError as error:
+            raise DefinitionError(f"cannot use {self.run_dir} as a run directory: {error.strerror}") from None
 
     def close(self) -> None:
+        """Close; a writer first folds the write-ahead log into the file (unless another process
+        has the store open), so no ``-wal``/``-shm`` files stay behind."""
+        if self._writer:
+            try:
+                self._db.execute("PRAGMA journal_mode=DELETE")
+            except sqlite3.OperationalError:  # another connection reads or writes it: leave WAL on
+                pass
         self._db.close()
 
     def __enter__(self) -> RunStore:
@@ -83,26 +145,39 @@ class RunStore:
         row = self._db.execute("SELECT value FROM run WHERE key = 'config'").fetchone()
         return RunConfig.from_json(json.loads(row[0])) if row else None
 
-    def start(self, config: RunConfig, *, resume: bool) -> None:
-        """Record ``config`` for a new run, or check it against the stored one when resuming."""
+    def start(self, config: RunConfig, *, resume: bool) -> tuple[RunConfig, list[str]]:
+        """Record ``config`` for a new run, or check it against the stored one when resuming
+        (:func:`admit`). Returns the configuration to run (in the stored order) and the transport
+        options that changed since the stored run; the store then records the new ones, and the
+        old ones with the time they were last used under ``transport_history``."""
         stored = self.config()
-        if stored is None:
-            with self._transaction():
-                self._db.execute("INSERT INTO run VALUES ('config', ?)", (dumps(config.to_json()),))
+        config = admit(stored, config, has_episodes=self.has_episodes(), resume=resume, run_dir=self.run_dir)
+        changes = transport_changes(stored, config) if stored is not None else []
+        if stored is not None and not changes and stored.to_json() == config.to_json():
+            return config, []
+        with self._transaction():
+            if changes:
+                history = json.loads(self._value("transport_history") or "[]")
+                history.append({"until": time.time(), "models": [m.to_json() for m in stored.models]})  # type: ignore[union-attr]
+                self._db.execute("INSERT OR REPLACE INTO run VALUES ('transport_history', ?)", (dumps(history),))
+            self._db.execute("INSERT OR REPLACE INTO run VALUES ('config', ?)", (dumps(config.to_json()),))
+            if stored is None:
                 self._db.execute("INSERT OR REPLACE INTO run VALUES ('created_at', ?)", (str(time.time()),))
-            return
-        if not resume:
-            raise ConfigMismatch(
-                f"{self.run_dir} already holds a run; pass --resume to continue it or choose another --out"
-            )
-        old, new = stored.to_json(), config.to_json()
-        differences = [key for key in new if old.get(key) != new.get(key)]
-        if differences:
-            details = "; ".join(f"{key}: stored {old.get(key)!r}, given {new.get(key)!r}" for key in differences)
-            raise ConfigMismatch(
-                f"cannot resume {self.run_dir}: the configuration differs ({details}). "
-                "Repeat the original command with --resume, or choose another --out"
-            )
+        return config, changes
+
+    def _value(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM run WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def has_episodes(self) -> bool:
+        return self._db.execute("SELECT 1 FROM episodes LIMIT 1").fetchone() is not None
+
+    def crash_causes(self) -> list[tuple[str, int]]:
+        """The errors of the stored crashed episodes with how many share each, most common first."""
+        rows = self._db.execute(
+            "SELECT error, count(*) AS n FROM episodes WHERE error IS NOT NULL GROUP BY error ORDER BY n DESC, error"
+        )
+        return [(error, count) for error, count in rows]
 
     # --- episodes ------------------------------------------------------------------------
     def save(self, result: EpisodeResult, *, benchmark: str, position: int) -> None:

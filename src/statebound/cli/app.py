@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import typer
 
+from statebound.cli.errors import OneLineMistakes
 from statebound.cli.helptext import ReadableGroup
+
+
+class _Root(OneLineMistakes, ReadableGroup):
+    """Readable help (:class:`ReadableGroup`) and one-line mistakes (:class:`OneLineMistakes`)."""
+
 
 app = typer.Typer(
     name="statebound",
@@ -19,7 +25,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
     add_completion=False,
-    cls=ReadableGroup,
+    cls=_Root,
 )
 
 

@@ -14,6 +14,7 @@ from statebound.cli.app import app
 
 if TYPE_CHECKING:
     from statebound.bench.plan import RunConfig
+    from statebound.bench.runner import RunOutcome
 
 
 def _default_out(benchmark: str) -> Path:
@@ -63,6 +64,8 @@ def eval_command(
 
     Ctrl-C (SIGINT) or SIGTERM stops the run, keeping the episodes that finished (exit status 130 or 143); --resume continues it. A second one exits at once.
 
+    Exit status: 0 done; 1 crashed episodes are stored (--resume --retry-errors runs them again); 2 a mistake in the command, the config file or the model's settings (a refused key, an unknown model, a server that cannot be reached): nothing ran, or the run stopped and --resume continues it once fixed.
+
     Example (seconds, a model-free responder): statebound eval toy -a direct -a verify -m function:statebound.benchmarks.toy:oracle --out runs/toy
 
     Example (the embedded model, about 4 minutes on 2 cores): statebound eval intercode-sql -a stateflow -a react -m smollm2 -O format=grammar --limit 3 --out runs/sql"""
@@ -72,7 +75,10 @@ def eval_command(
     from statebound.bench.models import ModelSpec
     from statebound.bench.options import parse_pairs
     from statebound.bench.plan import TaskSelection
+    from statebound.cli.errors import EXIT_CRASHED, fail
     from statebound.errors import StateboundError
+    from statebound.llm.model_options import secret_values
+    from statebound.llm.secrets import redact
     from statebound.report.tables import print_report
 
     if list_agents:
@@ -113,13 +119,16 @@ def eval_command(
                 outcome = stop.run(execute_run(config, out_dir=out_dir, benchmark=bench, execution=execution))
                 report, files = finish_run([out_dir], out_dir=out_dir, plots=not no_plots)
             except StateboundError as exc:
-                typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-                raise typer.Exit(2) from None
+                given = dict(pair.partition("=")[::2] for pair in model_option)  # as typed, even if malformed
+                fail(redact(_stopped(exc, config, out_dir), *secret_values(given)))
             print_report(report, wide=wide)
             typer.echo(
                 f"{outcome.ran} episodes run, {outcome.skipped} already stored, {outcome.crashed} crashed, "
                 f"{outcome.wall_seconds:.1f}s. Run directory: {out_dir} ({len(files)} files written)"
             )
+            _notes(outcome, config)
+            if outcome.crash_causes:
+                raise typer.Exit(EXIT_CRASHED)
         except RunInterrupted as interrupted:
             typer.echo(_interrupted(config, out_dir), err=True)
             stop.exit(interrupted.exit_code)
@@ -158,10 +167,32 @@ def _list_agents(benchmark: str) -> None:
         typer.echo(f"  {name}={field.default!r}  {field.description or ''}".rstrip())
 
 
-def _interrupted(config: RunConfig | None, out_dir: Path) -> str:
-    """The line printed when a signal stopped the command."""
-    if config is None:
-        return "interrupted before the run started"
+def _notes(outcome: RunOutcome, config: RunConfig) -> None:
+    """The lines after the summary: transport settings changed on --resume, models without a
+    price, and the crashed episodes grouped by cause."""
+    from statebound.llm.pricing import is_priced
+
+    if outcome.transport_changes:
+        typer.echo(f"resumed with other transport settings: {'; '.join(outcome.transport_changes)}")
+    unpriced = [model.name for model in config.models if not is_priced(model.name)]
+    if unpriced:
+        typer.echo(f"price unknown for {', '.join(unpriced)}: its cost counts as 0 "
+                   "(statebound.llm.pricing.register_price adds one)")
+    if (summary := outcome.crash_summary()) is not None:
+        typer.secho(summary, fg=typer.colors.YELLOW)
+
+
+def _stopped(error: Exception, config: RunConfig | None, out_dir: Path) -> str:
+    """The error line; for an error that stopped a started run, what is kept and how to go on."""
+    from statebound.bench.episode import RUN_STOPPING
+
+    if config is None or not isinstance(error, RUN_STOPPING) or not (out_dir / "run.sqlite").exists():
+        return str(error)
+    return f"{error}. The run stopped, {_stored_of(config, out_dir)}: fix the cause and run the same command with --resume"
+
+
+def _stored_of(config: RunConfig, out_dir: Path) -> str:
+    """``37 of 200 episodes stored`` for the run in ``out_dir``."""
     from statebound.bench.store import RunStore
     from statebound.errors import StateboundError
 
@@ -171,4 +202,11 @@ def _interrupted(config: RunConfig | None, out_dir: Path) -> str:
             stored = len(store.finished())
     except (StateboundError, sqlite3.Error):  # no store yet
         stored = 0
-    return f"interrupted: {stored} of {planned} episodes stored; run the same command with --resume to continue"
+    return f"{stored} of {planned} episodes stored"
+
+
+def _interrupted(config: RunConfig | None, out_dir: Path) -> str:
+    """The line printed when a signal stopped the command."""
+    if config is None:
+        return "interrupted before the run started"
+    return f"interrupted: {_stored_of(config, out_dir)}; run the same command with --resume to continue"

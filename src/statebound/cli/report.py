@@ -42,11 +42,14 @@ def report_command(
 
     Example (two runs on the tasks both ran): statebound report runs/sql runs/sql-free --shared-tasks --out runs/compare"""
     from statebound.bench.evaluate import finish_run
+    from statebound.cli.errors import output_dir
     from statebound.errors import StateboundError
     from statebound.report.tables import print_report
 
     out_dir = out or (run_dirs[0] if len(run_dirs) == 1 else Path("runs") / f"compare-{time.strftime('%Y%m%d-%H%M%S')}")
     try:
+        if out is not None:
+            output_dir(out, create=False)  # written once the runs are read
         report, files = finish_run(
             run_dirs, out_dir=out_dir, breakdown_keys=by or None, bin_width=length_bin, plots=not no_plots,
             shared_tasks=shared_tasks,

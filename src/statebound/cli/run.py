@@ -15,14 +15,14 @@ import shutil
 import subprocess
 import sys
 import traceback
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from statebound.cli.app import app
+from statebound.cli.errors import one_line_errors, output_dir
 from statebound.errors import DefinitionError, StateboundError
 
 if TYPE_CHECKING:
@@ -36,16 +36,6 @@ flow_app = typer.Typer(help="Inspect flows: draw their diagrams, check them.", n
 app.add_typer(flow_app, name="flow")
 
 FLOW_HELP = "A bundled example (arithmetic, research) or a Python file and variable: path.py:flow"
-
-
-@contextmanager
-def one_line_errors() -> Iterator[None]:
-    """A statebound error ends the command with ``error: ...`` on stderr and exit status 2."""
-    try:
-        yield
-    except StateboundError as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from None
 
 
 def _exec_flow_file(path: Path) -> object:
@@ -270,7 +260,7 @@ def draw_command(
     Example: statebound flow draw arithmetic --out diagrams/"""
     with one_line_errors():
         flow = load_flow(flow_ref)
-    out.mkdir(parents=True, exist_ok=True)
+        output_dir(out)
     written = []
     for suffix, text in ((".mmd", flow.to_mermaid()), (".dot", flow.to_dot())):
         path = out / f"{flow.name}{suffix}"

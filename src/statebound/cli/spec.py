@@ -66,11 +66,12 @@ def draw_command(
     """Write NAME.mmd (Mermaid) and NAME.dot (Graphviz), and NAME.svg when `dot` is installed.
 
     Example: statebound spec draw react -o diagrams/"""
+    from statebound.cli.errors import output_dir
     from statebound.spec import to_dot, to_mermaid
 
     spec = _load(file)
     automaton = spec.compile()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    output_dir(out_dir, flag="--out-dir")
     mermaid, dot = out_dir / f"{spec.name}.mmd", out_dir / f"{spec.name}.dot"
     mermaid.write_text(to_mermaid(spec, automaton), encoding="utf-8")
     dot.write_text(to_dot(spec, automaton), encoding="utf-8")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from statebound.cli.app import app
-from statebound.cli.run import one_line_errors
+from statebound.cli.errors import one_line_errors
 
 if TYPE_CHECKING:
     from rich.table import Table

@@ -6,10 +6,14 @@ first colon). A package adds a backend the same way::
 
     [project.entry-points."statebound.models"]
     mymodel = "mypackage.models:open_mymodel"   # open_mymodel(name, options) -> LLM
+
+An opener marked with :func:`takes` declares its option names, so a run can check them without
+opening the model (:func:`statebound.llm.registry.check_model`, used before a Ray run).
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +26,7 @@ __all__ = [
     "GEMMA_CONTEXT",
     "GGUF_CONTEXT",
     "SMOLLM2_CONTEXT",
+    "check_options",
     "import_object",
     "open_function",
     "open_gemma",
@@ -29,6 +34,7 @@ __all__ = [
     "open_openai",
     "open_scripted",
     "open_smollm2",
+    "takes",
 ]
 
 _LOCAL_OPTIONS = frozenset({"mode", "n_ctx", "n_threads", "n_batch", "chat_format"})
@@ -40,20 +46,34 @@ SMOLLM2_CONTEXT = 8192  # SmolLM2 was trained with 8k context
 GEMMA_CONTEXT = 8192  # Gemma 3 270M allows 32k; 8k keeps memory small
 GGUF_CONTEXT = 8192  # for any other file; pass n_ctx= to change it
 FUNCTION_PREFIX = "function:"
+Opener = Callable[[str, dict[str, Any]], LLM]
 
 
-def _check_options(name: str, options: dict[str, Any], allowed: frozenset[str]) -> None:
+def takes(options: frozenset[str]) -> Callable[[Opener], Opener]:
+    """Declare the option names an opener accepts (read by :func:`~statebound.llm.registry.check_model`)."""
+
+    def mark(opener: Opener) -> Opener:
+        opener.options = options  # type: ignore[attr-defined]
+        return opener
+
+    return mark
+
+
+def check_options(name: str, options: dict[str, Any], allowed: frozenset[str]) -> None:
+    """Refuse options the backend does not take, naming the ones it does."""
     unknown = sorted(set(options) - allowed)
     if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(allowed), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
         raise DefinitionError(
-            f"open_model({name!r}) got unknown option(s) {', '.join(unknown)}; "
+            f"open_model({name!r}) got unknown option(s) {', '.join(unknown)}{hint}; "
             f"it takes {', '.join(sorted(allowed)) or 'none'}"
         )
 
 
 def _open_local(name: str, path_of: Callable[[], Any], default_mode: str, n_ctx: int,
                 options: dict[str, Any]) -> LLM:
-    _check_options(name, options, _LOCAL_OPTIONS)
+    check_options(name, options, _LOCAL_OPTIONS)
     if reason := llama_cpp_missing():
         raise ModelUnavailable(f"{name}: {reason}")
     from statebound.llm.llamacpp import LlamaCppLLM, LlamaOptions
@@ -63,26 +83,30 @@ def _open_local(name: str, path_of: Callable[[], Any], default_mode: str, n_ctx:
     return LlamaCppLLM(path_of(), model=name, mode=mode, options=load)
 
 
+@takes(_LOCAL_OPTIONS)
 def open_smollm2(name: str, options: dict[str, Any]) -> LLM:
     """``smollm2``: SmolLM2-135M-Instruct, the embedded default (chat)."""
     return _open_local(name, smollm2_path, "chat", SMOLLM2_CONTEXT, options)
 
 
+@takes(_LOCAL_OPTIONS)
 def open_gemma(name: str, options: dict[str, Any]) -> LLM:
     """``gemma3-270m``: a base model, so plain completion unless asked otherwise."""
     return _open_local(name, gemma3_270m_path, "completion", GEMMA_CONTEXT, options)
 
 
+@takes(_LOCAL_OPTIONS)
 def open_gguf(name: str, options: dict[str, Any]) -> LLM:
     """``gguf:PATH``: any GGUF file on disk (chat)."""
     file = name.removeprefix("gguf:")
     return _open_local(name, lambda: gguf_path(file), "chat", GGUF_CONTEXT, options)
 
 
+@takes(_OPENAI_OPTIONS)
 def open_openai(name: str, options: dict[str, Any]) -> LLM:
     """``openai:MODEL`` (or ``openai`` with the model from the environment or config file)."""
     model = name.removeprefix("openai").removeprefix(":")
-    _check_options(f"openai:{model}", options, _OPENAI_OPTIONS)
+    check_options(f"openai:{model}", options, _OPENAI_OPTIONS)
     from statebound.llm.config import resolve_openai_settings
     from statebound.llm.openai_compat import OpenAICompatLLM
 
@@ -97,20 +121,22 @@ def open_openai(name: str, options: dict[str, Any]) -> LLM:
     return OpenAICompatLLM(settings, **options)
 
 
+@takes(frozenset({"replies"}))
 def open_scripted(name: str, options: dict[str, Any]) -> LLM:
     """``scripted``: the test double that replays ``replies``."""
-    _check_options(name, options, frozenset({"replies"}))
+    check_options(name, options, frozenset({"replies"}))
     from statebound.llm.testing import ScriptedLLM
 
     return ScriptedLLM(replies=options.get("replies", ()))
 
 
+@takes(frozenset({"grammar"}))
 def open_function(name: str, options: dict[str, Any]) -> LLM:
     """``function:package.module:responder``: replies computed by an importable responder (the test
     double the harness uses, or a model-free baseline); ``grammar=true`` says it reads grammars."""
     from statebound.llm.testing import FunctionLLM
 
-    _check_options(name, options, frozenset({"grammar"}))
+    check_options(name, options, frozenset({"grammar"}))
     responder = import_object(name.removeprefix(FUNCTION_PREFIX))
     if not callable(responder):
         raise DefinitionError(f"{name!r} does not name a callable responder")

@@ -14,19 +14,23 @@ The config file is ``$STATEBOUND_CONFIG`` if set, else ``$XDG_CONFIG_HOME/stateb
 
 Environment: ``STATEBOUND_MODEL``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``,
 ``STATEBOUND_OPENAI_MODEL`` (model for a bare ``openai``), ``STATEBOUND_TIMEOUT``,
-``STATEBOUND_ATTEMPTS``, ``STATEBOUND_HTTP_TRANSPORT``.
+``STATEBOUND_ATTEMPTS``, ``STATEBOUND_HTTP_TRANSPORT``. A key or table the file does not know (a
+typo such as ``attemps`` or ``[opneai]``) is an error naming the closest known one: a setting
+silently ignored could send a key to the wrong server.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from statebound.errors import DefinitionError, ModelUnavailable
-from statebound.llm.secrets import Secret
+from statebound.llm.secrets import Secret, display_url
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -62,9 +66,46 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
     except OSError as error:
         raise DefinitionError(f"cannot read config file {path}: {error.strerror}") from None
     try:
-        return tomllib.loads(text)
+        config = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise DefinitionError(f"config file {path} is not valid TOML: {error}") from None
+    _check_keys(config, path)
+    return config
+
+
+# What the config file may hold: top-level keys, and tables with their keys.
+_TOP_KEYS = ("model",)
+_TABLES = {"openai": ("model", "base_url", "api_key", "timeout", "attempts", "transport")}
+
+
+def _check_keys(config: dict[str, Any], path: Path) -> None:
+    """Refuse keys and tables the file cannot hold, naming the closest known one."""
+    where = f"config file {path}"
+    for key, value in config.items():
+        if key in _TABLES:
+            if not isinstance(value, dict):
+                raise DefinitionError(f"{where}: {key} must be a table ([{key}] on a line of its own)")
+            for name in value:
+                if name not in _TABLES[key]:
+                    raise DefinitionError(f"{where}: unknown key {name!r} in [{key}]"
+                                          f"{_closest(name, _TABLES[key])}; [{key}] takes {', '.join(_TABLES[key])}")
+        elif key not in _TOP_KEYS or isinstance(value, dict):
+            known = [*_TOP_KEYS, *(f"[{table}]" for table in _TABLES)]
+            shown = f"[{key}]" if isinstance(value, dict) else key
+            candidates = {name: name for name in known} | {  # a table's key written at the top
+                name: f"{name} under [{table}]" for table, names in _TABLES.items() for name in names
+                if name not in _TOP_KEYS}
+            raise DefinitionError(f"{where}: unknown {'table' if isinstance(value, dict) else 'key'} "
+                                  f"{shown}{_closest(shown, candidates)}; the file takes {', '.join(known)}")
+        elif not isinstance(value, str):
+            raise DefinitionError(f"{where}: {key} must be a string (e.g. {key} = \"smollm2\"), got {value!r}")
+
+
+def _closest(name: str, known: Sequence[str] | Mapping[str, str]) -> str:
+    """`` (did you mean X?)`` for the known name closest to ``name`` (a mapping: name -> as shown)."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    shown = known[close[0]] if close and isinstance(known, Mapping) else close[0] if close else None
+    return f" (did you mean {shown}?)" if shown else ""
 
 
 def default_model(config: dict[str, Any] | None = None) -> str:
@@ -73,9 +114,10 @@ def default_model(config: dict[str, Any] | None = None) -> str:
     return os.environ.get("STATEBOUND_MODEL") or str(config.get("model") or DEFAULT_MODEL)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class OpenAISettings:
-    """Resolved settings for an OpenAI-compatible endpoint (the key stays a :class:`Secret`)."""
+    """Resolved settings for an OpenAI-compatible endpoint (the key stays a :class:`Secret`, and
+    the repr masks a password in the URL)."""
 
     model: str
     base_url: str
@@ -87,6 +129,11 @@ class OpenAISettings:
     @property
     def is_openai(self) -> bool:
         return "api.openai.com" in self.base_url
+
+    def __repr__(self) -> str:
+        return (f"OpenAISettings(model={self.model!r}, base_url={display_url(self.base_url)!r}, "
+                f"api_key={self.api_key!r}, timeout={self.timeout!r}, attempts={self.attempts!r}, "
+                f"transport={self.transport!r})")
 
 
 def _number(value: Any, *, name: str, source: str, kind: type[int | float]) -> Any:
@@ -118,8 +165,6 @@ def resolve_openai_settings(
 ) -> OpenAISettings:
     """Merge flags (the arguments), the environment and the config file's ``[openai]`` table."""
     table = (load_config() if config is None else config).get("openai", {})
-    if not isinstance(table, dict):
-        raise DefinitionError(f"[openai] in {config_path()} must be a table")
     env = os.environ
     file = f"config file {config_path()}"
 

@@ -24,10 +24,18 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from statebound.errors import ModelUnavailable, UnsupportedFeature
+from statebound.errors import (
+    ContextOverflow,
+    FatalProviderError,
+    ModelUnavailable,
+    ProviderError,
+    UnsupportedFeature,
+)
 from statebound.llm.base import Capabilities, Choice, Completion, Request, TokenLogprob, Usage
 from statebound.llm.config import OpenAISettings, Transport
+from statebound.llm.connection_faults import connection_fault
 from statebound.llm.retry import Fault, RetryPolicy, call_with_retries, parse_retry_after
+from statebound.llm.secrets import display_url, url_password
 from statebound.llm.testing import apply_stop
 
 if TYPE_CHECKING:
@@ -60,34 +68,40 @@ def default_transport() -> Transport:
     return "aiohttp" if importlib.util.find_spec("aiohttp") is not None else "httpx"
 
 
-def classify_openai_error(error: Exception) -> Fault | None:
-    """Which SDK errors are worth retrying; ``None`` for errors that are not provider faults."""
+def classify_openai_error(error: Exception, *, where: str = "the server", timeout: float = 60.0) -> Fault | None:
+    """Which SDK errors are worth retrying, and which error each becomes when retries do not help
+    (``where``: the server's host and port, for the message); ``None`` for errors that are not
+    provider faults."""
     import openai
 
     if isinstance(error, MalformedResponse):
         return Fault(f"malformed response: {error}", retryable=True)
-    if isinstance(error, openai.APITimeoutError):
-        return Fault("the server did not reply in time (timeout)", retryable=True)
-    if isinstance(error, openai.APIConnectionError):
-        cause = error.__cause__ or error.__context__
-        detail = f" ({type(cause).__name__})" if cause else ""
-        return Fault(f"connection failed or dropped{detail}", retryable=True)
+    if isinstance(error, openai.APIConnectionError):  # APITimeoutError too: the cause tells which
+        kind, message = connection_fault(error, where=where, timeout=timeout) or (
+            ProviderError, f"connection to {where} failed ({type(error.__cause__ or error).__name__})")
+        return Fault(message, retryable=True, kind=kind)
     if isinstance(error, openai.APIResponseValidationError):
         return Fault(f"malformed response: {error.message}", retryable=True)
     if isinstance(error, openai.APIStatusError):
-        status = error.status_code
-        retryable = status in (408, 409, 429) or status >= 500
-        label = _STATUS_HINTS.get(
-            status, "rate limited" if status == 429 else "server error" if status >= 500
-            else "request rejected"
-        )
-        return Fault(
-            f"HTTP {status}, {label}: {error.message}",
-            retryable=retryable,
-            retry_after=parse_retry_after(error.response.headers) if retryable else None,
-            overflow=status in (400, 413) and _CONTEXT_OVERFLOW.search(error.message) is not None,
-        )
+        message = error.message
+        if message.rstrip().endswith(f"Error code: {error.status_code}"):  # a body that is not JSON
+            message += f", body {_excerpt(error.response.content)}"
+        return _status_fault(error.status_code, message, error.response.headers)
     return None
+
+
+def _status_fault(status: int, message: str, headers: Any) -> Fault:
+    retryable = status in (408, 409, 429) or status >= 500
+    label = _STATUS_HINTS.get(
+        status, "rate limited" if status == 429 else "server error" if status >= 500 else "request rejected"
+    )
+    kind: type[ProviderError] = ProviderError
+    if status in _STATUS_HINTS:
+        kind = FatalProviderError  # the key, its access, the model or the URL: every request alike
+    elif status in (400, 413) and _CONTEXT_OVERFLOW.search(message) is not None:
+        kind = ContextOverflow
+    return Fault(f"HTTP {status}, {label}: {message}", retryable=retryable,
+                 retry_after=parse_retry_after(headers) if retryable else None, kind=kind)
 
 
 @dataclass(slots=True)
@@ -127,7 +141,13 @@ class OpenAICompatLLM:
         self.settings = settings
         self.retry = retry or RetryPolicy(attempts=settings.attempts)
         self.grammar_field = grammar_field
-        self.transport: Transport = settings.transport or default_transport()
+        credentials = url_password(settings.base_url) is not None  # aiohttp refuses them beside a key
+        self.transport: Transport = settings.transport or ("httpx" if credentials else default_transport())
+        if self.transport == "aiohttp" and credentials:
+            raise ModelUnavailable(
+                "transport 'aiohttp' cannot send a user and password from the base_url beside the API "
+                "key: use transport='httpx' (STATEBOUND_HTTP_TRANSPORT=httpx)"
+            )
         if self.transport == "aiohttp" and importlib.util.find_spec("aiohttp") is None:
             raise ModelUnavailable(
                 "transport 'aiohttp' needs aiohttp: pip install 'openai[aiohttp]', "
@@ -144,8 +164,17 @@ class OpenAICompatLLM:
         )
 
     def __repr__(self) -> str:
-        return (f"OpenAICompatLLM(model={self.model!r}, base_url={self.settings.base_url!r}, "
-                f"transport={self.transport!r})")
+        return f"OpenAICompatLLM(model={self.model!r}, base_url={self._url!r}, transport={self.transport!r})"
+
+    @property
+    def _url(self) -> str:
+        """The base URL as it may be shown (a password in it masked)."""
+        return display_url(self.settings.base_url)
+
+    @property
+    def _where(self) -> str:
+        """The server's host and port, as messages name it."""
+        return self._url.partition("://")[2].partition("/")[0].rpartition("@")[2] or self._url
 
     @property
     def model(self) -> str:
@@ -222,16 +251,16 @@ class OpenAICompatLLM:
         """``call()`` under the backend's retry policy (provider faults retried, then raised)."""
         return await call_with_retries(
             call,
-            provider=f"openai-compatible {self.settings.base_url}",
-            classify=classify_openai_error,
+            provider=f"openai-compatible {self._url}",
+            classify=functools.partial(classify_openai_error, where=self._where, timeout=self.settings.timeout),
             policy=self.retry,
-            secrets=(self.settings.api_key,),
+            secrets=(self.settings.api_key, url_password(self.settings.base_url)),
         )
 
     def _check(self, request: Request) -> None:
         if request.score is not None and not self._capabilities.scoring:
             raise UnsupportedFeature(
-                f"openai-compatible {self.settings.base_url} is not set up to score text: pass "
+                f"openai-compatible {self._url} is not set up to score text: pass "
                 "scoring=True for a server that returns prompt log-probabilities (vLLM); elsewhere "
                 "choose with a grammar (Pick(method='grammar'), grammar_field='grammar' for llama.cpp)"
             )
@@ -298,7 +327,7 @@ class OpenAICompatLLM:
                                   start=len(prompt), end=len(prompt) + len(text))
         if logprobs is None:
             raise UnsupportedFeature(
-                f"openai-compatible {self.settings.base_url} returned no log-probabilities for the "
+                f"openai-compatible {self._url} returned no log-probabilities for the "
                 "prompt's own tokens (echo=true): vLLM does; llama.cpp's own server, Ollama and "
                 "OpenAI's current models do not. Open it without scoring=True and choose with a "
                 "grammar (Pick(method='grammar'), grammar_field='grammar' for llama.cpp's server)"

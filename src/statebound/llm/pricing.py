@@ -55,14 +55,14 @@ PRICES: dict[str, Price] = {
 }
 
 ALIASES = {"gpt-4-turbo-1106": "gpt-4-1106-preview"}  # the paper's name for it
-_LOCAL_PREFIX = "gguf:"
+_FREE_PREFIXES = ("gguf:", "function:")  # any local file; responders computed in this process
 _PROVIDER_PREFIX = re.compile(r"^openai:")
 _SNAPSHOT_DATE = re.compile(r"-\d{4}-\d{2}-\d{2}$")  # gpt-4o-2024-08-06 -> gpt-4o
 
 
 def price_for(model: str) -> Price | None:
     """The price of ``model`` (``openai:`` prefix and snapshot dates ignored), or ``None``."""
-    if model.startswith(_LOCAL_PREFIX):
+    if model.startswith(_FREE_PREFIXES):
         return FREE
     name = _PROVIDER_PREFIX.sub("", model)
     name = ALIASES.get(name, name)

@@ -16,13 +16,13 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from statebound.errors import DefinitionError, ModelUnavailable
-from statebound.llm.backends import GEMMA_CONTEXT, GGUF_CONTEXT, SMOLLM2_CONTEXT
+from statebound.llm.backends import GEMMA_CONTEXT, GGUF_CONTEXT, SMOLLM2_CONTEXT, check_options
 from statebound.llm.base import LLM
 from statebound.llm.config import default_model, load_config, resolve_openai_settings
 from statebound.llm.model_files import llama_cpp_missing
 from statebound.llm.pricing import PRICES, Price, price_for
 
-__all__ = ["MODEL_GROUP", "ModelInfo", "list_models", "open_model"]
+__all__ = ["MODEL_GROUP", "ModelInfo", "check_model", "list_models", "open_model"]
 
 _OPENAI_CONTEXT = {
     "gpt-3.5-turbo-1106": 16_385, "gpt-3.5-turbo-0125": 16_385, "gpt-3.5-turbo": 16_385,
@@ -80,6 +80,20 @@ def open_model(name: str | None = None, **options: Any) -> LLM:
         from statebound.llm.cache import CachedLLM
 
         return CachedLLM(open_model(name, **options), cache_path)
+    return _opener(name)(name, dict(options))
+
+
+def check_model(name: str, **options: Any) -> None:
+    """Check, without opening it, that ``name`` names a backend and (when its opener declares
+    them, see :func:`statebound.llm.backends.takes`) that it takes ``options``."""
+    options.pop("cache", None)
+    opener = _opener(name.strip())
+    allowed = getattr(opener, "options", None)
+    if isinstance(allowed, frozenset):
+        check_options(name, options, allowed)
+
+
+def _opener(name: str) -> Any:
     backends = _backends()
     point = backends.get(name) or backends.get(name.partition(":")[0])
     if point is None:
@@ -87,8 +101,7 @@ def open_model(name: str | None = None, **options: Any) -> LLM:
             f"unknown model {name!r}.{_did_you_mean(name, backends)} Use smollm2, gemma3-270m, gguf:PATH, "
             "openai:MODEL, function:module:responder or scripted (statebound models lists them)"
         )
-    opener = point.load()
-    return opener(name, dict(options))
+    return point.load()
 
 
 def _did_you_mean(name: str, known: Any) -> str:

@@ -2,10 +2,11 @@
 
 A backend wraps each provider call in :func:`call_with_retries` and supplies a ``classify``
 function that turns a provider exception into a :class:`Fault` (retryable or not, a description,
-and the server's Retry-After if any), or returns ``None`` for exceptions that are not provider
-faults (those propagate unchanged). When retries run out, or the fault is not
-retryable, a :class:`~statebound.errors.ProviderError` is raised; secrets are redacted from its
-message and from the retry log, and the original exception is not chained (it may hold them).
+the server's Retry-After if any, and the :class:`~statebound.errors.ProviderError` subclass that
+names its cause), or returns ``None`` for exceptions that are not provider faults (those propagate
+unchanged). When retries run out, or the fault is not retryable, that error is raised; secrets are
+redacted from its message and from the retry log, and the original exception is not chained (it
+may hold them).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import TypeVar
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential, wait_random
 
-from statebound.errors import ContextOverflow, ProviderError
+from statebound.errors import ProviderError
 from statebound.llm.secrets import Secret, redact
 
 __all__ = ["Fault", "RetryPolicy", "call_with_retries", "parse_retry_after"]
@@ -50,7 +51,7 @@ class Fault:
     message: str
     retryable: bool
     retry_after: float | None = None
-    overflow: bool = False  # the request is longer than the context window
+    kind: type[ProviderError] = ProviderError  # raised when retries do not help
 
 
 class _ClassifiedFault(Exception):
@@ -102,7 +103,7 @@ async def call_with_retries(
     provider: str,
     classify: Callable[[Exception], Fault | None],
     policy: RetryPolicy = RetryPolicy(),
-    secrets: tuple[Secret | None, ...] = (),
+    secrets: tuple[Secret | str | None, ...] = (),
 ) -> T:
     """Run ``call`` until it succeeds, the fault is not retryable, or attempts run out."""
     try:  # the usual case, without setting up the retry machinery
@@ -152,6 +153,5 @@ async def call_with_retries(
                     raise _ClassifiedFault(fault) from None
     except _ClassifiedFault as failure:
         message = redact(failure.fault.message, *secrets)
-        kind = ContextOverflow if failure.fault.overflow else ProviderError
-        raise kind(message, provider=provider, attempts=attempts) from None
+        raise failure.fault.kind(message, provider=provider, attempts=attempts) from None
     raise ProviderError("no attempt was made", provider=provider, attempts=0)  # unreachable

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["Secret", "redact"]
+__all__ = ["Secret", "display_url", "redact", "url_password"]
 
 _MASK = "***"
 
@@ -52,3 +52,20 @@ def redact(text: str, *secrets: Secret | str | None) -> str:
                 text = text.replace(value[:length], _MASK)
                 break
     return text
+
+
+def display_url(url: str) -> str:
+    """``url`` without the password of its user part (``https://user:***@host/v1``): safe to print."""
+    scheme, sep, rest = url.partition("://")
+    authority, slash, path = rest.partition("/")
+    user, at, host = authority.rpartition("@")
+    if not sep or not at or ":" not in user:
+        return url
+    return f"{scheme}://{user.partition(':')[0]}:{_MASK}@{host}{slash}{path}"
+
+
+def url_password(url: str) -> str | None:
+    """The password in ``url``'s user part, if it has one."""
+    scheme, sep, rest = url.partition("://")
+    user, at, _ = rest.partition("/")[0].rpartition("@")
+    return user.partition(":")[2] or None if sep and at else None

@@ -134,7 +134,7 @@ def test_doc_example_runs_and_prints_its_claims(
     if "OPENAI_API_KEY" not in os.environ:
         # models.md opens OpenAI clients "with the key from OPENAI_API_KEY"; nothing is sent.
         monkeypatch.setenv("OPENAI_API_KEY", "sk-docs-example")
-    exec(compile(example.code, example.label, "exec"), {"__name__": "__docs__"})  # noqa: S102 - our docs
+    exec(compile(example.code, example.label, "exec"), {"__name__": "__main__"})  # noqa: S102 - as `python file.py`
     assert_printed(claims(example.code), capsys.readouterr().out, example.label)
 
 

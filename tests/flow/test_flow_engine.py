@@ -135,9 +135,12 @@ async def test_visit_limit():
     llm = ScriptedLLM(["no", "no", "no"])
     result = await flow.run("t", llm=llm)
     assert result.exit_reason is ExitReason.VISIT_LIMIT
-    assert result.exit_state == "Work"
+    assert result.exit_state == "Work"  # the state whose limit stopped the run
     assert len(llm.requests) == 2
-    assert result.trajectory == ("Work", "Work", "Work")
+    assert result.trajectory == ("Work", "Work")  # it was not entered a third time: the trajectory says so
+    entered = [e for e in result.events if e.kind == "state_entered"]
+    hit = [e for e in result.events if e.kind == "budget_hit"]
+    assert [e.visit for e in entered] == [1, 2] and [(h.limit, h.used, h.allowed) for h in hit] == [("visits", 3, 2)]
 
 
 async def test_token_budget_stops_after_the_call_that_used_it_up(submit_flow):

@@ -98,17 +98,19 @@ async def execute(
             if step < 0:
                 name = state.name
                 ctx.state = name
+                limit = visit_limits.get(name)
+                if not state.final and limit is not None and visits.get(name, 0) >= limit:
+                    # refused: the run stops at the door (exit_state names the state, the trajectory
+                    # ends with the last state entered)
+                    ctx.emit(BudgetHit("visits", name, visits.get(name, 0) + 1, limit))
+                    reason = ExitReason.VISIT_LIMIT
+                    break
                 visit = visits[name] = visits.get(name, 0) + 1
                 trajectory.append(name)
                 if emit is not None:
                     emit(StateEntered(name, ctx.turn, visit))
                 if state.final:
                     reason = ExitReason.FINAL
-                    break
-                limit = visit_limits.get(name)
-                if limit is not None and visit > limit:
-                    ctx.emit(BudgetHit("visits", name, visit, limit))
-                    reason = ExitReason.VISIT_LIMIT
                     break
                 if ctx.turn >= max_turns:
                     ctx.emit(BudgetHit("turns", name, ctx.turn, max_turns))

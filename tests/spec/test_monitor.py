@@ -233,3 +233,16 @@ async def test_budget_spent_inside_the_final_state_ends_the_run() -> None:
     assert result.llm_calls == 3
     assert result.content("Ans").startswith("18")
     assert result.conforms
+
+
+async def test_readable_puts_a_space_after_a_marker_the_model_ran_into() -> None:
+    llm = ScriptedLLM([
+        "Thought]I need 3*7.\n[Action]Calculator\n[Action Input] 3*7",  # no space after two markers
+        "Final Thought]21.\n[Answer]21\n",
+    ])
+    result = await monitor(llm).run("What is 3 * 7?")
+    assert "[Action]Calculator" in result.transcript  # what the model wrote, kept as it was
+    assert llm.requests[1].prompt.endswith("[Observation] 21\n[")  # and what it saw next: unchanged
+    assert "[Thought] I need 3*7.\n[Action] Calculator\n[Action Input] 3*7" in result.readable
+    assert result.readable.endswith("[Final Thought] 21.\n[Answer] 21")
+    assert result.readable.replace(" ", "") == result.transcript.replace(" ", "")  # only spaces added

@@ -41,6 +41,17 @@ class MarkerIndex:
         for match in self._pattern.finditer(text, start):
             yield MarkerHit(self.markers[match.group()], match.start(), match.end())
 
+    def spaced(self, text: str) -> str:
+        """``text`` with a space after every marker that runs straight into its content
+        (``[Thought]I need`` -> ``[Thought] I need``), for reading; nothing else changes."""
+        parts, last = [], 0
+        for hit in self.find(text):
+            parts.append(text[last : hit.end])
+            if hit.end < len(text) and not text[hit.end].isspace():
+                parts.append(" ")
+            last = hit.end
+        return "".join(parts) + text[last:]
+
     def states_in(self, text: str) -> list[str]:
         """The sequence of states whose markers appear in ``text``."""
         return [hit.state for hit in self.find(text)]

@@ -367,6 +367,7 @@ class Monitor:
         return MonitorResult(
             mode=self.config.mode,
             transcript=run.done,
+            readable=self.index.spaced(run.done),
             segments=self._segments(run.done),
             completed=completed,
             conforms=transcript_conforms(self.spec, run.done, automaton=self.automaton),

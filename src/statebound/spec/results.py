@@ -53,7 +53,9 @@ class Segment:
 
 @dataclass(frozen=True)
 class MonitorResult:
-    """A finished run of the monitor, in any mode."""
+    """A finished run of the monitor, in any mode. ``transcript`` is exactly what the model saw and
+    wrote (a model often writes no space after a marker: ``[Thought]I need``); ``readable`` is the
+    same text with that space, for people."""
 
     mode: str
     transcript: str
@@ -69,6 +71,8 @@ class MonitorResult:
     llm_calls: int = 0
     env_calls: int = 0
     usage: Usage = field(default_factory=Usage)
+    readable: str = ""  # the transcript with a space after each marker that runs into its text
+
 
     @property
     def states(self) -> tuple[str, ...]:

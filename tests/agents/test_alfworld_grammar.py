@@ -18,8 +18,8 @@ from statebound.agents.alfworld.grammar import (
     react_grammar,
     stateact_grammar,
 )
+from statebound.agents.alfworld.phases import read_action
 from statebound.agents.alfworld.prompts import load_prompts
-from statebound.agents.alfworld.stateflow import read_action
 from statebound.chain.loop import ChainPolicy as StateActPolicy
 from statebound.chain.loop import ReactPolicy
 from statebound.chain.steps import VARIANTS, StateStep

@@ -16,7 +16,7 @@ from statebound.agents.alfworld.grammar import (
     react_grammar,
     stateact_grammar,
 )
-from statebound.agents.alfworld.stateflow import build_flow
+from statebound.agents.alfworld.phases import build_phases
 from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
 from statebound.bench.registry import load_benchmark
@@ -51,7 +51,7 @@ def _put_world() -> ScriptedWorld:
 async def test_stateflow_sends_its_grammar_from_every_state(grammar):
     world = _put_world()
     llm = ScriptedLLM(PUT_APPLE, capabilities=GRAMMAR_LLM)
-    result = await build_flow(parse_goal(world.task), grammar=grammar).run(world.task, llm=llm, deps=world)
+    result = await build_phases(parse_goal(world.task), grammar=grammar).run(world.task, llm=llm, deps=world)
     assert list(result.trajectory) == ["Find", "Take", "Put", "Put", "End"] and world.won
     assert [request.grammar for request in llm.requests] == [grammar] * 4
 
@@ -79,8 +79,8 @@ def test_an_unknown_format_is_a_clear_error():
 
 
 async def test_grammar_on_a_backend_without_grammars_is_refused():
-    with pytest.raises(UnsupportedFeature, match="alfworld agent stateflow needs a model whose backend accepts GBNF"):
-        await run_task("alfworld", "stateflow", "examine-000", llm=ScriptedLLM([]), options={"format": "grammar"})
+    with pytest.raises(UnsupportedFeature, match="alfworld agent stateflow-phases needs a model whose backend accepts GBNF"):
+        await run_task("alfworld", "stateflow-phases", "examine-000", llm=ScriptedLLM([]), options={"format": "grammar"})
 
 
 @pytest.mark.integration
@@ -89,7 +89,7 @@ async def test_grammar_on_a_backend_without_grammars_is_refused():
     ("stateact-no-thought", lambda names: stateact_grammar(VARIANTS["stateact-no-thought"], names),
      "goal: examine the alarmclock with the desklamp\ncurrent location: starting location\n"
      "current inventory: None\naction: go to desk 2"),
-    ("stateflow", action_grammar, "go to desk 2"),
+    ("stateflow-phases", action_grammar, "go to desk 2"),
 ])  # fmt: skip
 async def test_the_benchmark_gives_each_agent_its_games_grammar_on_the_real_engine(agent, grammar, reply):
     pytest.importorskip("alfworld")
@@ -120,7 +120,7 @@ async def test_the_real_model_under_the_grammar_sends_only_well_formed_actions()
     pytest.importorskip("alfworld")
     from statebound.llm.registry import open_model
 
-    result = await run_task("alfworld", "stateflow", "examine-000", llm=open_model("smollm2"),
+    result = await run_task("alfworld", "stateflow-phases", "examine-000", llm=open_model("smollm2"),
                             options={"format": "grammar"}, limits=EpisodeLimits(max_turns=4))
     actions = [entry["content"] for entry in result.trajectory if entry["role"] == "assistant"]
     assert len(actions) == result.turns == 4

@@ -225,7 +225,9 @@ def _agent_flows(benchmark: str, replay: str) -> dict[str, Flow]:
 
 
 def _shipped(tmp_path: Path) -> dict[str, Flow]:
-    from statebound.agents.alfworld.stateflow import build_flow
+    from statebound.agents.alfworld.phases import build_phases
+    from statebound.agents.alfworld.stateflow import build_stateflow
+    from statebound.envs.alfworld import TASK_TYPES
     from statebound.envs.alfworld.goals import parse_goal
     from statebound.examples import EXAMPLES, load_example
 
@@ -236,7 +238,10 @@ def _shipped(tmp_path: Path) -> dict[str, Flow]:
     for goal in ("examine the book with the desklamp", "put two cellphone in sofa",
                  "clean some apple and put it in fridge", "heat some egg and put it in garbagecan",
                  "cool some lettuce and put it in countertop", "put a pen in drawer"):
-        flow = build_flow(parse_goal(goal))
+        flow = build_phases(parse_goal(goal))
+        flows[f"alfworld {flow.name}"] = flow
+    for task_type in TASK_TYPES:  # StateFlow's machines as the authors run them
+        flow = build_stateflow(task_type)
         flows[f"alfworld {flow.name}"] = flow
     return flows
 
@@ -253,7 +258,7 @@ EXPECTED_WARNINGS = {
 
 def test_shipped_flows_have_no_unexpected_warnings(tmp_path):
     flows = _shipped(tmp_path)
-    assert len(flows) == 2 + 15 + 8 + 6
+    assert len(flows) >= 2 + 15 + 8 + 6 + 6  # examples, SQL, Bash, ALFWorld phases and authors' machines
     for label, flow in flows.items():
         warnings = [(d.state, d.code) for d in check_flow(flow) if d.severity == "warning"]
         assert warnings == EXPECTED_WARNINGS.get(label, []), label

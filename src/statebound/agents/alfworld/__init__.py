@@ -3,8 +3,8 @@ StateFlow state machines per task type, and the walkthrough oracle; :data:`AGENT
 for the ``alfworld`` benchmark by entry point."""
 
 from statebound.agents.alfworld.agents import AGENTS, FlowAgentForGame, LoopAgent, Walkthrough
+from statebound.agents.alfworld.phases import build_phases
 from statebound.agents.alfworld.prompts import react_prompt, stateact_prompt
-from statebound.agents.alfworld.stateflow import build_flow
 from statebound.agents.alfworld.walkthrough import WalkthroughOutcome, play_walkthrough
 
 __all__ = [
@@ -13,7 +13,7 @@ __all__ = [
     "LoopAgent",
     "Walkthrough",
     "WalkthroughOutcome",
-    "build_flow",
+    "build_phases",
     "play_walkthrough",
     "react_prompt",
     "stateact_prompt",

@@ -20,8 +20,9 @@ from statebound.agents.alfworld.grammar import (
     react_grammar,
     stateact_grammar,
 )
+from statebound.agents.alfworld.phases import build_phases
 from statebound.agents.alfworld.prompts import react_prompt, stateact_prompt
-from statebound.agents.alfworld.stateflow import build_flow
+from statebound.agents.alfworld.stateflow import AuthorsStateFlow
 from statebound.agents.alfworld.walkthrough import play_walkthrough
 from statebound.bench.contract import AgentSpec, Setup
 from statebound.bench.converters import trace_of_flow, trace_of_loop
@@ -38,6 +39,7 @@ from statebound.chain import (
 from statebound.envs.alfworld import AlfworldEnv, StateCheck, StateTracker, state_accuracy
 from statebound.envs.alfworld.goals import parse_goal
 from statebound.envs.base import StepResult
+from statebound.errors import DefinitionError
 from statebound.llm.base import LLM
 
 if TYPE_CHECKING:
@@ -87,7 +89,7 @@ class FlowAgentForGame:
     grammar: Grammar | None = None
 
     async def __call__(self, task: str, *, llm: LLM, env: AlfworldEnv) -> Trace:
-        flow = build_flow(parse_goal(task), max_steps=self.max_turns, scoped=self.scoped,
+        flow = build_phases(parse_goal(task), max_steps=self.max_turns, scoped=self.scoped,
                           grammar=self.grammar(task) if self.grammar else None)
         return trace_of_flow(await flow.run(task, llm=llm, deps=env))
 
@@ -131,6 +133,11 @@ def _stateflow(*, scoped: bool) -> Callable[[Setup[AlfworldOptions]], FlowAgentF
     return build
 
 
+def _free_replies(options: AlfworldOptions) -> None:
+    if options.format == "grammar":
+        raise DefinitionError("stateflow reads the authors' free replies; drop -O format=grammar (stateflow-phases takes it)")
+
+
 _VARIANT_SUMMARIES = {
     "stateact": "chain of states: goal, location, inventory, thought, action (StateAct)",
     "stateact-no-thought": "StateAct without the thought (ablation)",
@@ -143,7 +150,11 @@ _VARIANT_SUMMARIES = {
 AGENTS: dict[str, AgentSpec[Any]] = {
     "react": AgentSpec(build=_react, summary="few-shot ReAct (the ReAct paper's ALFWorld prompts)"),
     **{name: AgentSpec(build=_chain(style), summary=_VARIANT_SUMMARIES[name]) for name, style in VARIANTS.items()},
-    "stateflow": AgentSpec(build=_stateflow(scoped=False), summary="a StateFlow machine per task type"),
+    "stateflow": AgentSpec(build=lambda setup: AuthorsStateFlow(setup.max_turns or 50), env={"admissible": True},
+                           check=_free_replies, summary="StateFlow's ALFWorld machine as the authors run it "
+                           "(object check, Plan, Pick, WrongPick, ...; replies matched to admissible commands)"),
+    "stateflow-phases": AgentSpec(build=_stateflow(scoped=False), summary="extension: our machine per task type "
+                                  "(Find, Take, Clean/Heat/Cool, Put, UseLamp), this project's stateflow before #21"),
     "stateflow-scoped": AgentSpec(build=_stateflow(scoped=True), needs=frozenset({"grammar"}),
                                   env={"admissible": True},
                                   summary="extension: each state chooses among the admissible commands that serve it"),

@@ -1,151 +1,198 @@
-"""StateFlow for ALFWorld: one state machine per task type, moved by the environment's observations.
+"""StateFlow's ALFWorld machine as the authors' code runs it (``ALFWorld/stateflow.py`` of the
+StateFlow repository; the paper gives no ALFWorld machine, the blog reports its results).
 
-Every non-final state asks its own agent (SF_Agent view: the state's instruction never enters the
-shared history) for one action and sends it to the environment. Transitions read the observation:
+Before the game starts an agent of its own reads the task and names the **object of interest**
+(``Object of interest: <object>``). Then, in the SF_Agent view (one agent per state):
 
-- ``Find`` (look for the object) -> ``Take`` once the object is in sight;
-- ``Take`` -> the next phase once ``You pick up the <obj>``; back to ``Find`` if it went elsewhere;
-- ``Clean`` / ``Heat`` / ``Cool`` -> ``Put`` once ``You clean/heat/cool the <obj>``;
-- ``Put`` -> ``End`` once the object is put in/on the target (``puttwo``: back to ``Find`` after the
-  first one);
-- ``UseLamp`` (examine) -> ``End`` once ``You turn on the desklamp``;
-- any state -> ``End`` when the environment says the episode is over (won or out of steps).
+- **Plan** writes a plan from the household and the task (examples of the game's task type);
+- **Pick** searches the places of the plan and takes the object; it stays until ``You pick up the
+  <object>``, then goes to **Clean** / **Heat** / **Cool**, **Put** or **FindLamp** by task type; a
+  pick-up of anything else goes to **WrongPick**, which puts it back and returns to Pick;
+- **Clean** / **Heat** / **Cool** stay until ``You clean/heat/cool the``, then go to **Put**;
+- **Put** stays in Put, except in put-two tasks, where every action of Put goes back to Pick;
+- **FindLamp** stays until an observation mentions a desklamp, then goes to **UseLamp**, which stays;
+- any action answered ``Nothing happens.`` stays in its state; the game's end (``Task success`` or
+  ``Task failed``) goes to End.
 
-``scoped=True`` is our extension (agent ``stateflow-scoped``, :mod:`statebound.agents.alfworld.scoped`):
-each state's reply is held to the admissible commands that serve its purpose.
+Each state's agent sends one user message (the authors' ``PromptAssistant``): its prompt, then the
+conversation so far (the task, the plan, the states' replies and the game's answers), one message
+per line. The game's side is the authors' runner (:func:`alfworld_turn`): the reply becomes the
+closest admissible command (:mod:`statebound.agents.alfworld.matching`), the answer is
+``Observation: ...``, and the game is called lost after four ``Nothing happens.`` in a row or the
+same command four times in a row.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from statebound.agents.alfworld.scoped import scoped_grammar
-from statebound.agents.turns import latest_reply, latest_tool_data
+from statebound.agents.alfworld import stateflow_prompts as prompts
+from statebound.agents.alfworld.matching import closest_command
+from statebound.agents.turns import latest_reply
+from statebound.bench.converters import trace_of_flow
+from statebound.bench.trace import Trace
 from statebound.envs.alfworld import AlfworldEnv
-from statebound.envs.alfworld.goals import Goal
-from statebound.flow import Agent, CallLLM, CallTool, Flow, RunContext, State, ToolResult, always
+from statebound.flow import CallLLM, CallTool, Flow, RunContext, State, ToolResult, always
+from statebound.llm.base import LLM, Message
 
-__all__ = ["SYSTEM", "act", "build_flow", "read_action"]
+__all__ = [
+    "STATES_OF",
+    "AuthorsStateFlow",
+    "alfworld_turn",
+    "build_stateflow",
+    "object_of_interest",
+    "prompt_assistant",
+]
 
-SYSTEM = (
-    "Interact with a household to solve a task. Reply with exactly one action and nothing else. "
-    "Actions: go to <place>, open <receptacle>, close <receptacle>, take <object> from <place>, "
-    "put <object> in/on <place>, clean <object> with <sinkbasin>, heat <object> with <microwave>, "
-    "cool <object> with <fridge>, use <object>."
-)
-_PROCESS = {"clean": ("Clean", "sinkbasin"), "heat": ("Heat", "microwave"), "cool": ("Cool", "fridge")}
-_ACTION_PREFIX = re.compile(r"^\s*(?:>\s*|action\s*:\s*)+", re.IGNORECASE)
+WON = "Task success, now reply TERMINATE\n"
+LOST = "Task failed, now reply TERMINATE.\n"
+GIVEN_UP = "Task failed, now reply TERMINATE."  # the runner's early end (no newline, as theirs)
+HOUSEHOLD = "Household setting: "  # how the authors' runner labels the task
+INVALID_RUN, SAME_RUN = 4, 3  # "Nothing happens." 4 times in a row; the same command 4 times in a row
+_STOP = ("Observation:",)
+_AFTER_PICK = {"clean": "Clean", "heat": "Heat", "cool": "Cool", "put": "Put", "puttwo": "Put", "examine": "FindLamp"}
+_DONE_VERB = {"Clean": "You clean the", "Heat": "You heat the", "Cool": "You cool the"}
+# the states each task type has, and the authors' agent (prompt) behind each
+STATES_OF = {
+    "put": ("Pick", "WrongPick", "Put"),
+    "puttwo": ("Pick", "WrongPick", "Put"),
+    "clean": ("Pick", "WrongPick", "Clean", "Put"),
+    "heat": ("Pick", "WrongPick", "Heat", "Put"),
+    "cool": ("Pick", "WrongPick", "Cool", "Put"),
+    "examine": ("Pick", "WrongPick", "FindLamp", "UseLamp"),
+}
+_AGENT = {"Pick": "pick", "WrongPick": "wrong_pick", "Clean": "clean", "Heat": "heat", "Cool": "cool", "Put": "put",
+          "FindLamp": "find_lamp", "UseLamp": "use_lamp"}
+_CONVERSATION = ("task", "llm", "tool")
+Rule = Callable[[RunContext], bool]
 
 
-def read_action(reply: str) -> str:
-    """The action in a reply: its first non-empty line without ``>`` or ``Action:``."""
-    line = next((ln for ln in reply.splitlines() if ln.strip()), "")
-    return _ACTION_PREFIX.sub("", line).strip().strip("`'\"").rstrip(".")
+def prompt_assistant(system: str) -> Callable[[RunContext], list[Message]]:
+    """One user message: ``system``, a blank line, then every message of the group chat so far on
+    its own line (the object check is no part of it); a last newline unless the prompt names the
+    object of interest (the authors' ``PromptAssistant.generate_oai_reply``)."""
+
+    def render(ctx: RunContext) -> list[Message]:
+        prompt = system.strip() + "\n\n"
+        prompt += "".join("\n" + e.content.strip() for e in ctx.history
+                          if e.source in _CONVERSATION and not (e.state == "Init" and e.source == "llm"))
+        if "Object of interest" not in prompt:
+            prompt += "\n"
+        return [Message("user", prompt)]
+
+    return render
 
 
-def act(ctx: RunContext) -> ToolResult:
-    """The tool every state calls: send the model's action to the environment in ``ctx.deps``."""
+def _check_messages(ctx: RunContext) -> list[Message]:
+    """The object check's chat: its system prompt, the task sentence, the question."""
+    sentence = ctx.task.split("Your task is to:")[-1]
+    return [Message("system", prompts.CHECK_SYSTEM), Message("user", sentence), Message("user", prompts.CHECK_QUESTION)]
+
+
+def object_of_interest(ctx: RunContext) -> str:
+    """What the object check answered: the text after its last ``:``, lower-cased."""
+    reply = next((e.content for e in ctx.history if e.state == "Init" and e.source == "llm"), "")
+    return reply.split(":")[-1].strip().lower()
+
+
+def _game_turns(ctx: RunContext) -> list[dict[str, object]]:
+    return [e.data for e in ctx.history if e.source == "tool" and isinstance(e.data, dict) and "command" in e.data]
+
+
+def alfworld_turn(ctx: RunContext) -> ToolResult:
+    """The authors' ALFWorld agent: send the closest admissible command, answer as their runner does."""
     env: AlfworldEnv = ctx.deps
-    result = env.step(read_action(latest_reply(ctx)))
-    data = {"done": result.done, "won": result.info.get("won", False), "command": result.info.get("command")}
-    return ToolResult(result.observation, ok=result.ok, data=data)
+    command = closest_command(latest_reply(ctx), env.admissible_commands())
+    result = env.step(command)
+    observation = "OK." if "think" in command else result.observation
+    earlier = _game_turns(ctx)
+    same = _run_length(earlier, "command", command)  # earlier turns in a row with this command
+    invalid = _run_length(earlier, "nothing", True) + 1 if "Nothing happens" in observation else 0
+    data = {"command": command, "nothing": "Nothing happens" in observation, "won": env.won, "done": result.done}
+    if result.done:
+        return ToolResult(WON if env.won else LOST, ok=result.ok, data={**data, "ended": True})
+    if invalid == INVALID_RUN or same == SAME_RUN:
+        return ToolResult(f"Observation: {GIVEN_UP}", ok=result.ok, data={**data, "ended": True})
+    return ToolResult(f"Observation: {observation}", ok=result.ok, data={**data, "ended": False})
 
 
-Test = Callable[[RunContext], bool]
+def _run_length(turns: Sequence[dict[str, object]], key: str, value: object) -> int:
+    """How many of the latest ``turns`` in a row have ``turns[key] == value``."""
+    count = 0
+    for turn in reversed(turns):
+        if turn.get(key) != value:
+            break
+        count += 1
+    return count
 
 
-def _observation(ctx: RunContext) -> str:
-    entry = ctx.last_of("tool")
-    return entry.content if entry else ""
+def _said(text: str) -> Rule:
+    def rule(ctx: RunContext) -> bool:
+        answer = ctx.last_of("tool")
+        return answer is not None and text in answer.content
+    rule.__name__ = "said_" + "_".join(text.lower().split())
+    return rule
 
 
-def _over(ctx: RunContext) -> bool:
-    return bool(latest_tool_data(ctx, since_entered=False).get("done"))
+def _picked_the_object(ctx: RunContext) -> bool:
+    answer = ctx.last_of("tool")
+    return answer is not None and f"You pick up the {object_of_interest(ctx)}" in answer.content
 
 
-def _observed(pattern: str) -> Test:
-    compiled = re.compile(pattern)
-    return lambda ctx: compiled.search(_observation(ctx)) is not None
+_ended = _said("Task success")
+_failed = _said("Task failed")
+_nothing = _said("Nothing happens.")
 
 
-def _placements(obj: str, receptacle: str) -> re.Pattern[str]:
-    return re.compile(rf"^You (?:put the {obj} (\d+) in/on|move the {obj} (\d+) to) the {receptacle} \d+")
+def _transitions(state: str, task_type: str) -> list[tuple[Rule, str]]:
+    common: list[tuple[Rule, str]] = [(_ended, "End"), (_failed, "End"), (_nothing, state)]
+    if state == "Pick":
+        return [*common, (_picked_the_object, _AFTER_PICK[task_type]), (_said("You pick up the"), "WrongPick"),
+                (always(), "Pick")]
+    if state == "WrongPick":
+        return [*common, (always(), "Pick")]
+    if state in _DONE_VERB:
+        return [*common, (_said(_DONE_VERB[state]), "Put"), (always(), state)]
+    if state == "Put":
+        return [*common, (always(), "Pick" if task_type == "puttwo" else "Put")]
+    if state == "FindLamp":
+        return [*common, (_said("desklamp"), "UseLamp"), (always(), "FindLamp")]
+    return [*common, (always(), state)]  # UseLamp
 
 
-def _in_sight(goal: Goal) -> Test:
-    """The object is in the latest observation (``puttwo``: not counting one already put away)."""
-    mention = re.compile(rf"\b{goal.obj} (\d+)")
-    placed = _placements(goal.obj, goal.receptacle or "")
-
-    def test(ctx: RunContext) -> bool:
-        put_away = {m[1] or m[2] for e in ctx.history if e.source == "tool" and (m := placed.search(e.content))}
-        return any(number not in put_away for number in mention.findall(_observation(ctx)))
-
-    return test
-
-
-def _placed(goal: Goal, times: int) -> Test:
-    pattern = _placements(goal.obj, goal.receptacle or "")
-
-    def test(ctx: RunContext) -> bool:
-        done = sum(1 for e in ctx.history if e.source == "tool" and pattern.search(e.content))
-        return done >= times and pattern.search(_observation(ctx)) is not None
-
-    return test
-
-
-def _acting(name: str, instruction: str, transitions: list[tuple[Test, str]], call: Callable[[str], CallLLM],
-            *, otherwise: str | None = None) -> State:
-    """A state that acts once per visit (``call(name)`` asks the model); when no rule fires it
-    goes to ``otherwise`` (itself)."""
-    return State(
-        name,
-        agent=Agent(instruction),
-        outputs=[call(name), CallTool(act, name="alfworld")],
-        transitions=[(_over, "End"), *transitions, (always(), otherwise or name)],
-    )
-
-
-def build_flow(goal: Goal, *, max_steps: int = 50, max_tokens: int = 48, grammar: str | None = None,
-               scoped: bool = False) -> Flow:
-    """The machine for ``goal``'s task type (one transition per action, so ``max_steps`` turns).
-    ``grammar`` (format=grammar: :func:`statebound.agents.alfworld.grammar.action_grammar`)
-    constrains every reply; ``scoped`` instead holds each state's replies to its scoped admissible
-    commands (the run's ``deps`` must then be an ``AlfworldEnv(admissible=True)``)."""
-    obj, rec = goal.obj, goal.receptacle
-
-    def call(state: str) -> CallLLM:
-        return CallLLM(max_tokens=max_tokens, grammar=scoped_grammar(state, goal) if scoped else grammar)
-
-    seen = _in_sight(goal)
-    picked = _observed(rf"^You pick up the {obj} \d+")
-    after_take = "UseLamp" if goal.task_type == "examine" else _PROCESS.get(goal.task_type, ("Put",))[0]
+def build_stateflow(task_type: str, *, max_steps: int = 50, check_tokens: int = 32, plan_tokens: int = 192,
+                    act_tokens: int = 128) -> Flow:
+    """The authors' machine for ``task_type`` (``put``, ``clean``, ``heat``, ``cool``, ``examine``,
+    ``puttwo``); the run's ``deps`` must be an ``AlfworldEnv(admissible=True)``. The token budgets
+    are ours (the authors' calls have none)."""
+    acting = [
+        State(name, outputs=[
+            CallLLM(max_tokens=act_tokens, stop=_STOP,
+                    render=prompt_assistant(prompts.SYSTEM + prompts.ACTION_PROMPTS[_AGENT[name]] + prompts.SYSTEM_END)),
+            CallTool(alfworld_turn, name="alfworld"),
+        ], transitions=_transitions(name, task_type))
+        for name in STATES_OF[task_type]
+    ]  # fmt: skip
     states = [
-        _acting("Find", f"Find a {obj}: go to the places where a {obj} may be, one at a time, and open "
-                f"them if they are closed. Reply with one action, e.g. 'go to countertop 1'.",
-                [(picked, after_take), (seen, "Take")], call),
-        _acting("Take", f"You see a {obj}. Take it with 'take {obj} <number> from <place>'.",
-                [(picked, after_take), (seen, "Take")], call, otherwise="Find"),
+        State("Init", outputs=[CallLLM(max_tokens=check_tokens, stop=_STOP, render=_check_messages)],
+              transitions=[(always(), "Plan")], description="the object of interest is named"),
+        State("Plan", outputs=[CallLLM(max_tokens=plan_tokens, stop=_STOP,
+                                       render=prompt_assistant(prompts.PLAN_HEAD + prompts.PLAN_EXAMPLES[task_type]))],
+              transitions=[(always(), "Pick")]),
+        *acting,
+        State("End", final=True),
     ]
-    if goal.task_type in _PROCESS:
-        name, tool = _PROCESS[goal.task_type]
-        verb = goal.task_type
-        states.append(_acting(
-            name, f"You hold the {obj}. Go to the {tool} and {verb} the {obj}: 'go to {tool} 1', "
-            f"then '{verb} {obj} <number> with {tool} 1'.",
-            [(_observed(rf"^You {verb} the {obj} \d+"), "Put")], call))
-    if goal.task_type == "examine":
-        states.append(_acting(
-            "UseLamp", f"You hold the {obj}. Find a desklamp and turn it on: go to the place where "
-            "it is, then 'use desklamp <number>'.",
-            [(_observed(r"^You turn on the desklamp"), "End")], call))
-    else:
-        placed_all = [(_placed(goal, 2), "End"), (_placed(goal, 1), "Find")] if goal.task_type == "puttwo" \
-            else [(_placed(goal, 1), "End")]
-        states.append(_acting(
-            "Put", f"You hold the {obj}. Put it in/on the {rec}: 'go to {rec} <number>', then "
-            f"'put {obj} <number> in/on {rec} <number>'.", placed_all, call))
-    states.append(State("End", final=True))
-    return Flow(name=f"alfworld-{goal.task_type}{'-scoped' if scoped else ''}", initial="Find", states=states, system=SYSTEM,
-                max_turns=max_steps)
+    # Init and Plan, then one transition per game action
+    return Flow(name=f"stateflow-{task_type}", initial="Init", states=states, max_turns=max_steps + 2)
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorsStateFlow:
+    """The agent: the machine for the game's task type, the task labelled as the authors' runner does."""
+
+    max_turns: int
+
+    async def __call__(self, task: str, *, llm: LLM, env: AlfworldEnv) -> Trace:
+        flow = build_stateflow(env.task_type, max_steps=self.max_turns)
+        return trace_of_flow(await flow.run(HOUSEHOLD + task, llm=llm, deps=env), data_keys=("command",))

@@ -3,7 +3,7 @@
 import pytest
 from alfworld_world import ROOM, ScriptedWorld
 
-from statebound.agents.alfworld.stateflow import build_flow, read_action
+from statebound.agents.alfworld.phases import build_phases, read_action
 from statebound.envs.alfworld.goals import parse_goal
 from statebound.llm.testing import ScriptedLLM
 
@@ -64,7 +64,7 @@ def _world(sentence: str, winning: str) -> ScriptedWorld:
 async def test_machine_moves_on_observations(task_type):
     sentence, actions, expected = CASES[task_type]
     world = _world(sentence, winning=world_winning(actions))
-    flow = build_flow(parse_goal(sentence))
+    flow = build_phases(parse_goal(sentence))
     result = await flow.run(world.task, llm=ScriptedLLM(actions), deps=world)
     assert list(result.trajectory) == expected
     assert result.exit_state == "End" and world.won
@@ -79,7 +79,7 @@ async def test_take_falls_back_to_find_when_the_agent_wanders_off():
     sentence = "put some apple on sofa"
     actions = ["go to countertop 1", "go to desk 1", "go to countertop 1", "take apple 1 from countertop 1", *PUT_APPLE]
     world = _world(sentence, winning="move apple 1 to sofa 1")
-    result = await build_flow(parse_goal(sentence)).run(world.task, llm=ScriptedLLM(actions), deps=world)
+    result = await build_phases(parse_goal(sentence)).run(world.task, llm=ScriptedLLM(actions), deps=world)
     assert list(result.trajectory) == ["Find", "Take", "Find", "Take", "Put", "Put", "End"]
 
 
@@ -87,7 +87,7 @@ async def test_refused_actions_keep_the_state_and_the_step_limit_ends_the_run():
     sentence = "put some apple on sofa"
     world = _world(sentence, winning="never")
     world.max_steps = 3
-    result = await build_flow(parse_goal(sentence), max_steps=3).run(
+    result = await build_phases(parse_goal(sentence), max_steps=3).run(
         world.task, llm=ScriptedLLM(["dance", "sing", "go to sofa 1"]), deps=world)
     assert list(result.trajectory) == ["Find", "Find", "Find", "End"]
     assert world.failed_actions == 2 and not world.won
@@ -97,7 +97,7 @@ async def test_state_instructions_stay_out_of_the_shared_history():
     sentence = "put some apple on sofa"
     world = _world(sentence, winning="move apple 1 to sofa 1")
     llm = ScriptedLLM([*FIND_APPLE, *PUT_APPLE])
-    result = await build_flow(parse_goal(sentence)).run(world.task, llm=llm, deps=world)
+    result = await build_phases(parse_goal(sentence)).run(world.task, llm=llm, deps=world)
     assert not any("Find a apple" in e.content for e in result.history)
     assert "Find a apple" in llm.requests[0].messages[0].content  # the Find agent's system message
     assert "Put it in/on the sofa" in llm.requests[-1].messages[0].content

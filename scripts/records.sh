@@ -86,7 +86,7 @@ case "$benchmark" in
     options=(--model-option "cache=$RECORDS/$benchmark-smollm2/llm-cache.sqlite")
     if [ "$benchmark" = gsm8k ]; then options+=(--limit 200); fi ;;
   alfworld)
-    agents=(react stateact stateflow)
+    agents=(react stateact stateflow react-joined)
     options=() ;;
   *) echo "unknown benchmark '$benchmark': ${ORDER[*]}, all or checkpoint" >&2; exit 2 ;;
 esac

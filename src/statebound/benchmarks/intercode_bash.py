@@ -6,8 +6,9 @@ output), ``format`` (``free``, or ``grammar``: every reply held to the agent's s
 models) and ``reply_tokens`` (256: each model call's ``max_tokens``). A turn is one action the
 agent sends (its ``submit`` included); at ``max_turns`` (10) the episode is submitted as it stands.
 ``turns`` and ``error_rate`` are counted as StateFlow's Table 1 counts them
-(:mod:`statebound.envs.intercode_tally`); ``meta`` has ``fs`` and the reward parts ``p1``, ``p2``,
-``p3`` with the counts of missing and extra changes. The agents are in :mod:`statebound.agents.bash`.
+(:mod:`statebound.envs.intercode_tally`); ``meta`` has ``fs``, the reward parts ``p1``, ``p2``,
+``p3`` with the counts of missing and extra changes, and ``invalid_actions`` (actions that were no
+command: the report's Invalid/ep). The agents are in :mod:`statebound.agents.bash`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic import Field
 from statebound.bench.contract import Benchmark, FormatOptions, Grade, Task
 from statebound.bench.trace import Trace
 from statebound.envs.bash import BashEnv, load_tasks
+from statebound.report.columns import INVALID_ACTIONS
 
 __all__ = ["BashOptions", "InterCodeBash"]
 
@@ -34,6 +36,7 @@ class InterCodeBash(Benchmark[BashOptions]):
     name = "intercode-bash"
     summary = "200 NL2Bash tasks in a bubblewrap sandbox (InterCode-Bash)"
     Options = BashOptions
+    report_columns = (INVALID_ACTIONS,)
 
     def tasks(self) -> Sequence[Task]:
         return [Task(id=t.id, question=t.query, meta={"fs": t.fs}) for t in load_tasks()]
@@ -47,4 +50,4 @@ class InterCodeBash(Benchmark[BashOptions]):
         score, parts = env.grade()
         return Grade(reward=score.reward, success=score.success, turns=env.turns, error_rate=env.error_rate,
                      meta={"p1": parts.p1, "p2": parts.p2, "p3": parts.p3, "missing": len(parts.missing),
-                           "extra": len(parts.extra)})
+                           "extra": len(parts.extra), "invalid_actions": env.tally.invalid})

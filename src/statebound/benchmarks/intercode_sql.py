@@ -19,6 +19,7 @@ from pydantic import Field
 from statebound.bench.contract import Benchmark, FormatOptions, Grade, Task
 from statebound.bench.trace import Trace
 from statebound.envs.sql import Backend, SqlEnvironment, load_tasks, open_backend
+from statebound.report.columns import INVALID_ACTIONS
 
 __all__ = ["InterCodeSql", "SqlOptions"]
 
@@ -34,6 +35,7 @@ class InterCodeSql(Benchmark[SqlOptions]):
     name = "intercode-sql"
     summary = "1034 Spider text-to-SQL tasks on SQLite or MariaDB (InterCode-SQL)"
     Options = SqlOptions
+    report_columns = (INVALID_ACTIONS,)  # the grade's meta has invalid_actions (the environment's count)
 
     def __init__(self, options: SqlOptions) -> None:
         super().__init__(options)

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from statebound.bench.result import EpisodeResult
 from statebound.errors import DefinitionError
 
-__all__ = ["CHOICES", "MetaColumn", "column_value", "group_value", "merge_columns", "report_columns"]
+__all__ = ["CHOICES", "INVALID_ACTIONS", "MetaColumn", "column_value", "group_value", "merge_columns", "report_columns"]
 
 Aggregate = Literal["mean", "sum"]
 
@@ -61,6 +61,13 @@ class MetaColumn:
         """The table cell: formatted, or empty when the group has no such value."""
         return "" if value is None else self.format.format(value)
 
+
+# For benchmarks whose environment refuses actions it cannot read (InterCode's SQL and Bash): those
+# actions ran nothing, so they are in no error rate; a benchmark declares this column to show them.
+INVALID_ACTIONS = MetaColumn("invalid_actions", "Invalid/ep", essential=True,
+                             note="mean actions per episode the environment could not read as an action (no "
+                                  "command, no submit): nothing ran and the observation said so; they count as "
+                                  "turns but are not in Error %")
 
 # Read from trajectories when reports load them (:func:`statebound.report.tables.load_runs`), for any
 # benchmark: shown when some episode made a choice.

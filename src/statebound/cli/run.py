@@ -206,7 +206,7 @@ def run_command(
 
     Example (the embedded model): statebound run arithmetic
 
-    Example (no model: the scripted double replays these replies): statebound run arithmetic -m scripted --model-option 'replies=["I think 31", "Expression: 3*12-5"]'"""
+    Example (no model: the scripted double replays these replies): statebound run arithmetic -m scripted --model-option 'replies=["I would guess", "Expression: 3*12-5"]'"""
     from rich.console import Console
 
     from statebound.flow.live import open_checkpointer

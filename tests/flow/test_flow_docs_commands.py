@@ -1,5 +1,6 @@
-"""The lint example of docs/flow.md, saved as a file and checked from the command line, prints each
-finding once (the file prints its own findings only when run as a script)."""
+"""Commands of docs/flow.md run as written: the lint example, saved as a file and checked from the
+command line, prints each finding once (the file prints its own findings only when run as a
+script); the scripted model plays the replies given on the command line."""
 
 from __future__ import annotations
 
@@ -32,3 +33,14 @@ def test_flow_check_prints_each_finding_of_the_docs_example_once(tmp_path):
     assert lines[-1].startswith("lint-me: 2 warning(s)")
     as_script = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
     assert as_script.returncode == 0 and as_script.stdout.count("[shadowed-transition]") == 1
+
+
+def test_the_scripted_model_command_of_docs_flow_md_runs_as_written():
+    import shlex
+
+    (line,) = [line for line in DOC.read_text(encoding="utf-8").splitlines()
+               if line.startswith("statebound run arithmetic -m scripted")]
+    result = CliRunner().invoke(app, shlex.split(line)[1:], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "tool calculate failed" in result.output and "Result: 3*12-5 = 31" in result.output
+    assert "exit: End (final)" in result.output

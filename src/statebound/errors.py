@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class StateboundError(Exception):
     """Base class of every error statebound raises on purpose."""
@@ -26,9 +28,17 @@ class ProviderError(StateboundError):
     """An LLM provider failed and retries did not help (timeouts, 429, 5xx, malformed replies)."""
 
     def __init__(self, message: str, *, provider: str, attempts: int = 1) -> None:
+        self.message = message
         self.provider = provider
         self.attempts = attempts
         super().__init__(f"{provider}: {message} (after {attempts} attempt{'s' if attempts != 1 else ''})")
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled whole (a Ray worker sends it to the driver)
+        return _provider_error, (type(self), self.message, self.provider, self.attempts)
+
+
+def _provider_error(kind: type[ProviderError], message: str, provider: str, attempts: int) -> ProviderError:
+    return kind(message, provider=provider, attempts=attempts)
 
 
 class ContextOverflow(ProviderError):

@@ -13,7 +13,7 @@ from typing import Any
 
 from statebound.bench.trace import TraceEntry
 from statebound.benchmarks.toy import oracle
-from statebound.errors import UnsupportedFeature
+from statebound.errors import FatalProviderError, UnsupportedFeature
 from statebound.llm.base import Request, Usage
 from statebound.llm.testing import request_text
 
@@ -39,6 +39,13 @@ def kill_worker_on_toy_003(request: Request) -> str:
             with log.open("a") as handle:
                 handle.write(f"{os.getpid()}\n")
             os._exit(1)
+    return oracle(request)
+
+
+def refused_on_toy_003(request: Request) -> str:
+    """Stands in for a provider that refuses the key (HTTP 401) from toy-003 on."""
+    if "toy-003" in request_text(request):
+        raise FatalProviderError("HTTP 401, authentication failed: check the API key", provider="scripted server")
     return oracle(request)
 
 

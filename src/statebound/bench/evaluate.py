@@ -26,6 +26,7 @@ from statebound.bench.runner import RunOutcome, run_episodes
 from statebound.bench.store import RunStore, check_run_dir
 from statebound.errors import DefinitionError
 from statebound.llm.base import LLM
+from statebound.llm.registry import check_model
 from statebound.report.export import export_run
 from statebound.report.tables import Report, build_report, load_runs, on_shared_tasks, write_report
 
@@ -92,7 +93,8 @@ async def execute_run(
 
     Everything that can be checked before the first episode is checked before anything is
     written: the run directory (:func:`~statebound.bench.store.check_run_dir`), the tasks, the
-    models (opened, or for Ray resolved) and what the agents need of them. So a refused run
+    models' names and options, then (:meth:`~statebound.bench.executors.Executor.prepare`) the
+    models opened and what the agents need of them (local executor; Ray workers open their own). So a refused run
     leaves nothing behind, and a directory is never left in a state that neither a fresh run nor
     ``--resume`` accepts."""
     benchmark = benchmark or load_benchmark(config.benchmark, config.benchmark_options)
@@ -103,6 +105,8 @@ async def execute_run(
     if execution.concurrency < 1:
         raise DefinitionError(f"--concurrency must be at least 1, got {execution.concurrency}")
     check_run_dir(out_dir, config, resume=execution.resume)
+    for model in config.models:  # names and option names, before a Ray cluster is started
+        check_model(model.name, **dict(model.options))
     executor = make_executor(
         execution.executor,
         benchmark_name=config.benchmark,

@@ -5,9 +5,9 @@ same call works in a Ray worker: the worker builds the benchmark and opens the m
 per process, via :func:`statebound.bench.registry.load_benchmark` and
 :func:`statebound.bench.models.open_llm`, then runs :func:`statebound.bench.episode.run_episode`.
 Before a run stores anything, :meth:`Executor.prepare` checks its models: the local executor opens
-them and checks each agent's needs against them; the Ray executor checks names and option names
-(the workers open the models). Secrets among a model's options are masked in what an episode
-stores (its error and traceback).
+them and checks each agent's needs against them; the Ray executor leaves that to its workers.
+Errors that stop a run (:data:`~statebound.bench.episode.RUN_STOPPING`) stop it from a worker too.
+Secrets among a model's options are masked in what an episode stores (its error and traceback).
 """
 
 from __future__ import annotations
@@ -193,11 +193,8 @@ class RayExecutor:
         self._remote = ray.remote(max_retries=WORKER_RETRIES)(_run_in_worker)
 
     async def prepare(self, config: RunConfig) -> None:
-        """Check model names and option names here; the workers open the models."""
-        from statebound.llm.registry import check_model
-
-        for model in config.models:
-            check_model(model.name, **dict(model.options))
+        """Nothing to open here: the workers open the models (their names and options are
+        checked before the cluster starts, see :func:`statebound.bench.evaluate.execute_run`)."""
 
     async def run(self, plan: EpisodePlan, *, limits: EpisodeLimits) -> EpisodeResult:
         ref = self._remote.remote(self.benchmark_name, dict(self.benchmark_options), plan, limits)

@@ -82,6 +82,15 @@ async def test_a_baseline_prompt_removes_the_models_prior():
     assert result.usage.calls == 2 and result.history[-1].usage.calls == 2
 
 
+async def test_the_baseline_weight_scales_what_is_subtracted():
+    def scorer(context: str, text: str) -> list[float]:
+        return [{"red": -1.0, "blue": -2.0}[text] * (1.0 if "N/A" in context else 2.0)]
+
+    pick = Pick(lambda ctx: ["red", "blue"], prompt="Q: sky\nA:", baseline="Q: N/A\nA:", baseline_weight=0.5)
+    result = await one_pick(pick).run("x", llm=ScriptedLLM(scorer=scorer))
+    assert result.history[-1].data["choice"]["scores"] == [-2.0 + 0.5, -4.0 + 1.0]
+
+
 async def test_grammar_holds_greedy_generation_to_the_candidates():
     def respond(request):
         assert request.temperature == 0.0 and request.max_tokens == len('say "hi"') + 2

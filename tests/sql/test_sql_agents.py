@@ -120,7 +120,7 @@ def test_bad_replay_file_names_the_line(tmp_path: Path) -> None:
 def test_every_agent_name_builds(tmp_path: Path) -> None:
     path = tmp_path / "replay.jsonl"
     path.write_text("")
-    assert len(AGENTS) == 15
+    assert len(AGENTS) == 17
     for name in AGENTS:
         assert flow_of(name, replay=str(path)).name == name
 

@@ -13,7 +13,8 @@ admissible game commands...), and the model picks one by ``method``:
   much the evidence raises it: its score after the prompt minus its score after the baseline
   (domain-conditional PMI, Holtzman et al. 2021). That removes the model's preference for some
   candidates whatever the question (a small model's mean per-token score favours long names whose
-  later tokens are easy); it costs a second scoring request;
+  later tokens are easy); it costs a second scoring request. ``baseline_weight`` (default 1)
+  scales what is subtracted: between 0 (no calibration) and 1 (the full difference);
 - ``"grammar"``: greedy generation held to the candidates by a choice grammar (backends with
   ``capabilities.grammar``);
 - ``"random"``: a seeded uniform draw, no model: the control that shows what the model adds.
@@ -148,6 +149,7 @@ class Pick:
     candidates: Callable[[RunContext], Sequence[str]]
     prompt: str | PromptFn | None = field(default=None, kw_only=True)
     baseline: str | PromptFn | None = field(default=None, kw_only=True)
+    baseline_weight: float = field(default=1.0, kw_only=True)
     method: ChoiceMethod = field(default="score", kw_only=True)
     name: str = field(default="choice", kw_only=True)
     llm: LLM | None = field(default=None, kw_only=True)
@@ -212,7 +214,8 @@ class Pick:
             return scores, completion
         request = self._request(ctx, baseline=True, score=candidates, logprobs=True)
         prior = await ctx.complete(request, llm=self.llm)
-        calibrated = tuple(s - p for s, p in zip(scores, self._scores(llm, prior, candidates)))
+        weight = self.baseline_weight
+        calibrated = tuple(s - weight * p for s, p in zip(scores, self._scores(llm, prior, candidates)))
         both = Completion(completion.choices, completion.usage + prior.usage, completion.model)
         return calibrated, both
 

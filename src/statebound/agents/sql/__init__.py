@@ -71,6 +71,10 @@ AGENTS: dict[str, AgentSpec[SqlOptions]] = {
                                      "by the model's scores among candidates from the schema", chooser="score"),
     "stateflow-scoped-random": _model_agent(build_scoped, "extension: stateflow-scoped with seeded random choices "
                                             "(the control)", chooser="random"),
+    "stateflow-scoped-named": _model_agent(build_scoped, "extension: stateflow-scoped offering the tables and "
+                                           "columns the question spells out first", chooser="score", named_first=True),
+    "stateflow-scoped-named-random": _model_agent(build_scoped, "extension: stateflow-scoped-named with seeded "
+                                                  "random choices (its control)", chooser="random", named_first=True),
     "gold": AgentSpec(build=lambda setup: FlowAgent(build_gold()), summary="oracle: submits the gold query",
                       uses_model=False),
     "replay": AgentSpec(build=_replay, summary="oracle: runs recorded actions (-O replay=FILE)", uses_model=False,

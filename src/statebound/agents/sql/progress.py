@@ -64,10 +64,19 @@ class Progress:
         return max(1, min(reading.asked, len(self.columns or ())))
 
     @property
+    def values(self) -> tuple[str, ...]:
+        """The question's literals that may be values: those not naming a table or column of the
+        schema seen so far ("TV" for tv_series, "Airport" for AirportName)."""
+        names = {stem for name in (*self.tables, *(c.name for c in self.columns or ()))
+                 for word in re.split(r"[_\s]+", name.lower()) if word for stem in (word, word.rstrip("s"))}
+        return tuple(v for v in self.reading.literals
+                     if not all(w.lower().rstrip("s") in names for w in v.split()))
+
+    @property
     def literals(self) -> tuple[str, ...]:
-        """The literals found in the table, in the question's order."""
+        """The values found in the table, in the question's order."""
         found = {literal for literal, _, _ in self.found or ()}
-        return tuple(literal for literal in self.reading.literals if literal in found)
+        return tuple(literal for literal in self.values if literal in found)
 
     def literal_conditions(self) -> dict[str, str]:
         """The condition chosen for each literal (the latest choice for it)."""

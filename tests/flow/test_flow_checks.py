@@ -124,6 +124,14 @@ def test_a_state_whose_transitions_can_all_fail_needs_a_default():
     assert found(_flow(_ask((contains("x"), "End"), (always(), "Ask")))) == [("Ask", "unbounded-self-loop")]
 
 
+def test_a_choose_that_always_names_a_state_needs_no_default():
+    def always_end(ctx) -> str:
+        return "End"
+
+    assert found(_flow(_ask(choose(always_end, targets=["End"])))) == [("Ask", "no-default-transition")]
+    assert found(_flow(_ask(choose(always_end, targets=["End"], catch_all=True)))) == []
+
+
 def calc(ctx) -> str:
     return "ok"
 

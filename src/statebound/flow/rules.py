@@ -303,13 +303,14 @@ def llm_choice(
 class Choose:
     """A transition computed by your function (see :func:`choose`)."""
 
-    __slots__ = ("fn", "label", "targets")
-    catch_all = False  # fn may return None: fall through to the next transition
+    __slots__ = ("catch_all", "fn", "label", "targets")
 
-    def __init__(self, fn: Callable[[RunContext], str | Awaitable[str | None] | None], targets: Sequence[str]) -> None:
+    def __init__(self, fn: Callable[[RunContext], str | Awaitable[str | None] | None], targets: Sequence[str],
+                 *, catch_all: bool = False) -> None:
         self.fn = fn
         self.targets = tuple(targets)
         self.label = getattr(fn, "__name__", "choose")
+        self.catch_all = catch_all  # False: fn may return None and fall through to the next transition
 
     async def decide(self, ctx: RunContext) -> Decision:
         target = self.fn(ctx)
@@ -323,9 +324,11 @@ class Choose:
         return Decision(target, f"{self.label} chose {target}")
 
 
-def choose(fn: Callable[[RunContext], str | Awaitable[str | None] | None], *, targets: Sequence[str]) -> Choose:
+def choose(fn: Callable[[RunContext], str | Awaitable[str | None] | None], *, targets: Sequence[str],
+           catch_all: bool = False) -> Choose:
     """A transition whose target ``fn(ctx)`` names (None: fall through to the next transition).
 
-    ``targets`` declares every state ``fn`` may return, for validation and diagrams.
+    ``targets`` declares every state ``fn`` may return, for validation and diagrams;
+    ``catch_all=True`` says ``fn`` always names one (static checks then need no default after it).
     """
-    return Choose(fn, targets)
+    return Choose(fn, targets, catch_all=catch_all)

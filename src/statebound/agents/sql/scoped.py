@@ -324,10 +324,15 @@ def build_scoped(*, chooser: ChoiceMethod = "score", named_first: bool = False, 
     def revise_or_submit(ctx: RunContext) -> str:
         return after_run(ctx, max_actions=max_turns)
 
-    onward = choose(next_missing_part, targets=[*_PARTS, "End"])
-    revise = choose(revise_or_submit, targets=["Submit", "Match", "Compare", "Table", "End"])
+    revise = choose(revise_or_submit, targets=["Submit", "Match", "Compare", "Table", "End"], catch_all=True)
 
     def part(name: str, output: Any) -> State:
+        """A state whose next state is the first part still missing: one after it (the parts are
+        filled in order), itself again (a part chosen several times), or Table from Lookup."""
+        later = list(_PARTS[_PARTS.index(name) + 1:]) if name in _PARTS else ["Table"]
+        again = [name] if name in ("Match", "Answer", "Compare") else []
+        back = ["Table"] if name == "Lookup" else []
+        onward = choose(next_missing_part, targets=[*back, *again, *later, "End"], catch_all=True)
         return State(name, outputs=[output], transitions=[onward])
 
     states = [
@@ -343,7 +348,7 @@ def build_scoped(*, chooser: ChoiceMethod = "score", named_first: bool = False, 
         part("Sort", _pick("sort", among(sort_candidates), "Sort rows by column:", chooser,
                            focus=lambda n: n.reading.sort_words)),
         State("Run", outputs=[CallTool(run_query, name="sql")], transitions=[revise]),
-        State("Submit", outputs=[CallTool(submit, name="sql")], transitions=[onward]),
+        part("Submit", CallTool(submit, name="sql")),
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("-named" if named_first else "") + ("" if chooser == "score" else f"-{chooser}")

@@ -9,6 +9,7 @@ from statebound.agents.alfworld.agents import TrackedState
 from statebound.agents.alfworld.prompts import react_prompt, stateact_prompt
 from statebound.chain import ChainPolicy, LoopEpisode, TurnPolicy, play
 from statebound.envs.alfworld import FAILED_ACTION, StateTracker, rewrite_action
+from statebound.envs.alfworld.commands import legacy_command
 from statebound.envs.base import Score, StepResult
 from statebound.llm.base import LLM
 
@@ -49,6 +50,13 @@ class ScriptedWorld:
 
     def score(self) -> Score:
         return Score(reward=float(self.won), success=self.won)
+
+
+class AdmissibleWorld(ScriptedWorld):
+    """A scripted game that also lists its admissible commands (the ones it answers), as the prompts say them."""
+
+    def admissible_commands(self) -> list[str]:
+        return [legacy_command(command) for command in self.replies]
 
 
 ROOM = "You are in the middle of a room. Looking quickly around you, you see a countertop 1, a fridge 1, a microwave 1, a sinkbasin 1, a desk 1, a sofa 1, and a shelf 1."

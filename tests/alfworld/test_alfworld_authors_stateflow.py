@@ -6,14 +6,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from alfworld_world import ROOM, ScriptedWorld
+from alfworld_world import ROOM, AdmissibleWorld
 
 from statebound.agents.alfworld import stateflow_prompts as prompts
 from statebound.agents.alfworld.matching import closest_command, sentence_bleu
 from statebound.agents.alfworld.stateflow import AuthorsStateFlow, build_stateflow
 from statebound.bench.evaluate import run_task
 from statebound.envs.alfworld import find_game
-from statebound.envs.alfworld.commands import legacy_command
 from statebound.envs.alfworld.goals import parse_goal
 from statebound.llm.testing import FunctionLLM, ScriptedLLM
 
@@ -42,13 +41,6 @@ def test_a_reply_becomes_the_closest_admissible_command():
     assert closest_command("Action: go to cabinet 2", admissible) == "go to cabinet 2"
     assert closest_command("Action: xyzzy", admissible) == "xyzzy"  # nothing close: sent as written
     assert closest_command("Action: go to cabinet 9", []) == "go to cabinet 9"
-
-
-class AdmissibleWorld(ScriptedWorld):
-    """A scripted game that also lists its admissible commands (the ones it answers), as the prompts say them."""
-
-    def admissible_commands(self) -> list[str]:
-        return [legacy_command(command) for command in self.replies]
 
 
 def _world(goal: str, task_type: str, replies: dict[str, str], winning: str) -> AdmissibleWorld:

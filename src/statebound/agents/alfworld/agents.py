@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from statebound.agents.alfworld.alfchat import AlfChat
 from statebound.agents.alfworld.grammar import (
     action_grammar,
     names_in,
@@ -133,9 +134,13 @@ def _stateflow(*, scoped: bool) -> Callable[[Setup[AlfworldOptions]], FlowAgentF
     return build
 
 
+def _alfchat(agents: int) -> Callable[[Setup[AlfworldOptions]], AlfChat]:
+    return lambda setup: AlfChat(agents, setup.max_turns or 50)
+
+
 def _free_replies(options: AlfworldOptions) -> None:
     if options.format == "grammar":
-        raise DefinitionError("stateflow reads the authors' free replies; drop -O format=grammar (stateflow-phases takes it)")
+        raise DefinitionError("this agent reads its authors' free replies; drop -O format=grammar (stateflow-phases takes it)")
 
 
 _VARIANT_SUMMARIES = {
@@ -153,6 +158,9 @@ AGENTS: dict[str, AgentSpec[Any]] = {
     "stateflow": AgentSpec(build=lambda setup: AuthorsStateFlow(setup.max_turns or 50), env={"admissible": True},
                            check=_free_replies, summary="StateFlow's ALFWorld machine as the authors run it "
                            "(object check, Plan, Pick, WrongPick, ...; replies matched to admissible commands)"),
+    **{f"alfchat-{n}agents": AgentSpec(build=_alfchat(n), env={"admissible": True}, check=_free_replies, summary=f"ALFChat ({n} agents), the StateFlow blog's baseline: "
+                                       "AutoGen's assistant and executor" + (" and grounding agent" if n == 3 else "")
+                                       + " in a group chat") for n in (2, 3)},
     "stateflow-phases": AgentSpec(build=_stateflow(scoped=False), summary="extension: our machine per task type "
                                   "(Find, Take, Clean/Heat/Cool, Put, UseLamp), this project's stateflow before #21"),
     "stateflow-scoped": AgentSpec(build=_stateflow(scoped=True), needs=frozenset({"grammar"}),

@@ -46,16 +46,18 @@ def sentence_bleu(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
     return penalty * math.exp(math.fsum(p_log for p_log in (math.log(p) / _ORDERS for p in precisions if p > 0)))
 
 
-def read_command(reply: str) -> str:
-    """The command text of a reply: after the last ``Action:``, up to the first ``.``."""
-    if "Action:" in reply:
-        reply = reply.split("Action:")[-1].strip()
+def read_command(reply: str, *, marker: str = "Action:", trigger: str | None = None) -> str:
+    """The command text of a reply: after the last ``marker`` (when ``trigger``, by default the
+    marker, is in the reply), up to the first ``.``. ALFChat's runner looks for ``ACTION: `` and
+    splits at ``ACTION:``."""
+    if (trigger or marker) in reply:
+        reply = reply.split(marker)[-1].strip()
     return reply.split(".")[0].strip()
 
 
-def closest_command(reply: str, admissible: Sequence[str]) -> str:
+def closest_command(reply: str, admissible: Sequence[str], *, marker: str = "Action:", trigger: str | None = None) -> str:
     """The admissible command the authors' runner sends for ``reply`` (module docstring)."""
-    action = read_command(reply)
+    action = read_command(reply, marker=marker, trigger=trigger)
     if not admissible:
         return action
     action = action.lower()

@@ -18,6 +18,8 @@
 
 from __future__ import annotations
 
+from statebound.agents.intercode_templates import plan_execute, plan_intro, react_intro
+
 __all__ = [
     "ERROR",
     "LANGUAGE",
@@ -52,19 +54,22 @@ _RESPONSE_FORMAT = f"""Please follow this RESPONSE FORMAT to give your thought a
 ## RESPONSE FORMAT
 For action, put your {LANGUAGE} command in the execute[] block. Only give one command per turn."""
 
+# Solve's examples, the same in the code and in Table 2 (braces doubled for the f-strings below)
+_SOLVE_EXAMPLES = """Thought: I can try to use `od` (octal dump) command to get a hexadecimal dump and stitch together the values into one continuous string.
+Action: execute[od -A n -t x1 -N 16 /testbed/textfile7.txt | awk '{$1=$1;print}' | tr -d ' ']
+Thought: I should find the paths to all java files in the testbed directory, then apply the word count command to each path.
+Action: execute[find /testbed -name "*.java" -type f -exec md5sum {} + | sort | uniq -D -w 32 | awk '{print $1}']
+Thought: I should find the paths to all php files in the testbed directory, then apply the word count command to each path.
+Action: execute[find /testbed -name "*.php" -type f -exec cat {} + | wc -l]
+Thought: The `du` command is useful for printing out disk usage of a specific directory. I can use the -h option to print in human readable format and the -s option to only print the total disk usage.
+Action: execute[du -sh /workspace]
+"""
+
 SOLVE = f"""## Instructions
 Given the question, please give a {LANGUAGE} command to solve it.
 
 ## Examples 
-Thought: I can try to use `od` (octal dump) command to get a hexadecimal dump and stitch together the values into one continuous string.
-Action: execute[od -A n -t x1 -N 16 /testbed/textfile7.txt | awk '{{$1=$1;print}}' | tr -d ' ']
-Thought: I should find the paths to all java files in the testbed directory, then apply the word count command to each path.
-Action: execute[find /testbed -name "*.java" -type f -exec md5sum {{}} + | sort | uniq -D -w 32 | awk '{{print $1}}']
-Thought: I should find the paths to all php files in the testbed directory, then apply the word count command to each path.
-Action: execute[find /testbed -name "*.php" -type f -exec cat {{}} + | wc -l]
-Thought: The `du` command is useful for printing out disk usage of a specific directory. I can use the -h option to print in human readable format and the -s option to only print the total disk usage.
-Action: execute[du -sh /workspace]
-
+{_SOLVE_EXAMPLES}
 {_RESPONSE_FORMAT}
 Reply with the following template (<...> is the field description, replace it with your own response):
 
@@ -126,15 +131,7 @@ Action: execute[<your command>]"""
 PAPER_SOLVE = f"""## Instructions
 Given the question, please give a {LANGUAGE} command to solve it.
 ## Examples
-Thought: I can try to use `od` (octal dump) command to get a hexadecimal dump and stitch together the values into one continuous string.
-Action: execute[od -A n -t x1 -N 16 /testbed/textfile7.txt | awk '{{$1=$1;print}}' | tr -d ' ']
-Thought: I should find the paths to all java files in the testbed directory, then apply the word count command to each path.
-Action: execute[find /testbed -name "*.java" -type f -exec md5sum {{}} + | sort | uniq -D -w 32 | awk '{{print $1}}']
-Thought: I should find the paths to all php files in the testbed directory, then apply the word count command to each path.
-Action: execute[find /testbed -name "*.php" -type f -exec cat {{}} + | wc -l]
-Thought: The `du` command is useful for printing out disk usage of a specific directory. I can use the -h option to print in human readable format and the -s option to only print the total disk usage.
-Action: execute[du -sh /workspace]
-Follow the RESPONSE FORMAT to give your thought and action."""
+{_SOLVE_EXAMPLES}Follow the RESPONSE FORMAT to give your thought and action."""
 
 PAPER_ERROR = """## Instruction
 Please carefully check your last command and output to understand what went wrong. Revise and modify your command accordingly or try another command.
@@ -171,13 +168,7 @@ These commands did not answer the question. Do not run them again:
 
 # -- ReAct (upstream InterCode's TemplateReAct and DEMO_BASH_REACT) ---------------------------------
 
-REACT_INTRO = f"""Interact with a {SETTING} system using {LANGUAGE} queries to answer a question.
-Use interleaving Thought, Action, Observation steps.
-Thought can reason about the current situation, and Action can be two types: 
-(1) execute, which executes {LANGUAGE} code on the {SETTING} system
-(2) submit, which indicates that the previous observation is the answer
-Here are some examples.
-"""
+REACT_INTRO = react_intro(SETTING, LANGUAGE)
 
 REACT_DEMOS = """Question: Convert the first 16 characters in "/testbed/textfile7.txt" to a single hexadecimal value
 Thought 1: I can use the `xxd` command to get a hexdump of the /textbed/textfile7.txt file
@@ -306,25 +297,5 @@ display this information for the `workspace` directory
 3. Use the `du` command with the `workspace/` dircetory as the argument to get disk usage.
 """
 
-PLAN_INTRO = f"""For the following user question, let's first understand the problem and devise a plan
-to solve the problem. Then, let's carry out the plan to solve the problem step by step.
-
-Your plan should describe a sequence of {LANGUAGE} queries you can write to
-determine the answer. Here are three examples of coming up with a plan for a question.
-
-{_PLAN_DEMOS}
-"""
-
-PLAN_EXECUTE = f"""You will now execute your own plan. Interact with a {SETTING} system using
-{LANGUAGE} queries to answer a question. Per turn, you will be given the following information:
-
-```
-Observation: Standard output from executing previous instruction
-Step: Current step
-```
-
-Your response should be {LANGUAGE} code, nothing else, formatted as follows:
-```{LANGUAGE}
-Your {LANGUAGE} code here
-```
-"""
+PLAN_INTRO = plan_intro(LANGUAGE, _PLAN_DEMOS)
+PLAN_EXECUTE = plan_execute(SETTING, LANGUAGE)

@@ -10,6 +10,8 @@ Plan & Solve follows upstream InterCode's ``TemplatePlanSolve`` and its three SQ
 
 from __future__ import annotations
 
+from statebound.agents.intercode_templates import plan_execute, plan_intro, react_intro
+
 __all__ = [
     "ERROR",
     "INIT_THOUGHT",
@@ -87,13 +89,7 @@ Thought: <your thought on whether the output and command answers the problem>
 Action: execute[<your new command>] | submit"""
 
 # -- ReAct (upstream InterCode's TemplateReAct and DEMO_SQL_REACT) ----------------------------
-REACT_INTRO = f"""Interact with a {SETTING} system using {LANGUAGE} queries to answer a question.
-Use interleaving Thought, Action, Observation steps.
-Thought can reason about the current situation, and Action can be two types: 
-(1) execute, which executes {LANGUAGE} code on the {SETTING} system
-(2) submit, which indicates that the previous observation is the answer
-Here are some examples.
-"""
+REACT_INTRO = react_intro(SETTING, LANGUAGE)
 
 _HIGHSCHOOLER_DESC = """[('ID', 'int', 'NO', 'PRI', None, 'auto_increment'), ('name', 'text', 'YES', '', None, ''), 
 ('grade', 'int', 'YES', '', None, '')]"""
@@ -259,25 +255,5 @@ Plan:
 3. From the correct table, write a query that picks the latest transcript release date value.
 """
 
-PLAN_INTRO = f"""For the following user question, let's first understand the problem and devise a plan
-to solve the problem. Then, let's carry out the plan to solve the problem step by step.
-
-Your plan should describe a sequence of {LANGUAGE} queries you can write to
-determine the answer. Here are three examples of coming up with a plan for a question.
-
-{_PLAN_DEMOS}
-"""
-
-PLAN_EXECUTE = f"""You will now execute your own plan. Interact with a {SETTING} system using
-{LANGUAGE} queries to answer a question. Per turn, you will be given the following information:
-
-```
-Observation: Standard output from executing previous instruction
-Step: Current step
-```
-
-Your response should be {LANGUAGE} code, nothing else, formatted as follows:
-```{LANGUAGE}
-Your {LANGUAGE} code here
-```
-"""
+PLAN_INTRO = plan_intro(LANGUAGE, _PLAN_DEMOS)
+PLAN_EXECUTE = plan_execute(SETTING, LANGUAGE)

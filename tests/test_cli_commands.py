@@ -48,3 +48,34 @@ def test_report_help_explains_the_columns() -> None:
     result = CliRunner().invoke(app, ["report", "--help"], env={"COLUMNS": "200"})
     for header in ("SR %", "Error %", "Avg p-token", "McNemar p", "Choices/ep", "How episodes ended"):
         assert f"{header}: " in result.output
+
+
+def _readme_commands() -> list[str]:
+    """The command lines of the README's "Use it" block (continuation lines joined)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Use it", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    commands: list[str] = []
+    for line in block.splitlines():
+        code = line.split("  #", 1)[0].rstrip()
+        if commands and commands[-1].endswith("\\"):
+            commands[-1] = commands[-1][:-1] + " " + code.strip()
+        elif code.startswith("statebound "):
+            commands.append(code)
+    return commands
+
+
+def test_the_readmes_commands_that_need_no_model_run_as_written(tmp_path, monkeypatch) -> None:
+    """The embedded-model lines (and the report, show and status of their run) are timed by hand."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    commands = _readme_commands()
+    assert len(commands) >= 12 and any("-a stateflow-scoped" in c for c in commands)
+    quick = [c for c in commands if "smollm2" not in c and "runs/sql" not in c and c != "statebound run arithmetic"]
+    assert len(quick) >= 8
+    for command in quick:
+        result = CliRunner().invoke(app, shlex.split(command)[1:], env={"COLUMNS": "120"})
+        assert result.exit_code == 0, (command, result.output)
+    assert (tmp_path / "runs" / "toy" / "report.html").exists() and (tmp_path / "diagrams").is_dir()

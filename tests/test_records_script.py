@@ -79,7 +79,7 @@ def test_status_shows_progress_and_the_agents_not_started(tmp_path):
     header, row, *rest = done.stdout.splitlines()
     assert header.split("\t")[:4] == ["benchmark", "agent", "model", "done"]
     assert row.split("\t")[:4] == ["intercode-bash", "stateflow", "smollm2", "1/3"]
-    assert "\t1m\t" in row  # two episodes of 60 s left on two workers
+    assert "\t1m00s\t" in row  # two episodes of 60 s left on two workers
     assert "not started, intercode-bash: sf-agent react plan-solve" in rest
     assert any(line.startswith("not started, gsm8k: direct cot") for line in rest)
 

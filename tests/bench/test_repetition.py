@@ -54,11 +54,11 @@ def test_report_shows_the_table_only_with_trajectories(tmp_path):
         store.start(config, resume=False)
         store.save(_episode("A", "a", "a", "a", "b"), benchmark="hand", position=0)
     with_trajectories = build_report(load_runs([tmp_path], with_trajectories=True))
-    title, header, rows = sections(with_trajectories)[-1]
-    assert title.startswith("Repeated replies")
-    assert header[-4:] == ["episodes", "stuck % (3+ in a row)", "longest run", "replies repeated %"]
-    assert rows == [["A", "m", "1", "100.0", "3.00", "50.0"]]
+    table = sections(with_trajectories)[-1]
+    assert table.title.startswith("Repeated replies")
+    assert table.header[-4:] == ["episodes", "stuck % (3+ in a row)", "longest run", "replies repeated %"]
+    assert table.rows == (("A", "m", "1", "100.0", "3.00", "50.0"),)
     assert with_trajectories.to_json()["repetition"][0]["stuck"] == 100.0
     without = build_report(load_runs([tmp_path]))
     assert not without.repetition
-    assert all(not title.startswith("Repeated") for title, _, _ in sections(without))
+    assert all(not table.title.startswith("Repeated") for table in sections(without))

@@ -28,6 +28,7 @@ from functools import cache
 
 from statebound.agents.alfworld.matching import closest_command
 from statebound.agents.alfworld.prompts import load_prompts
+from statebound.agents.alfworld.stateflow import run_length
 from statebound.agents.turns import latest_reply
 from statebound.bench.converters import trace_of_flow
 from statebound.bench.trace import Trace
@@ -114,14 +115,14 @@ def executor(agents: int) -> Callable[[RunContext], ToolResult]:
                                    "ended": False, "ground": False}
         if result.done:
             return ToolResult(_WON[agents] if env.won else _LOST, ok=result.ok, data={**data, "ended": True})
-        invalid = _streak(earlier, "nothing") + 1 if data["nothing"] else 0
+        invalid = run_length(earlier, "nothing", True) + 1 if data["nothing"] else 0
         if agents == 2:
-            same = _streak([{"same": t["command"] == command} for t in earlier], "same")
+            same = run_length(earlier, "command", command)
             if invalid == 4 or same == 3:
                 return ToolResult(_GIVEN_UP, ok=result.ok, data={**data, "ended": True})
             return ToolResult(result.observation, ok=result.ok, data=data)
         commands = [str(t["command"]) for t in earlier] + [command]
-        since_hint = _streak([{"x": not t["ground"]} for t in earlier], "x")  # the counter restarts at a hint
+        since_hint = run_length(earlier, "ground", False)  # the counter restarts at a hint
         invalid = min(invalid, since_hint + 1) if data["nothing"] else 0
         stuck = len(commands) >= 4 and len(set(commands[-4:])) <= 2
         ground = invalid == 3 or stuck
@@ -131,16 +132,6 @@ def executor(agents: int) -> Callable[[RunContext], ToolResult]:
 
     turn.__name__ = "alfworld"
     return turn
-
-
-def _streak(turns: list[dict[str, object]], key: str) -> int:
-    """How many of the latest ``turns`` in a row have a true ``key``."""
-    count = 0
-    for turn in reversed(turns):
-        if not turn.get(key):
-            break
-        count += 1
-    return count
 
 
 def select_speaker(agents: int) -> Callable[[Role | None, RunContext], str | None]:

@@ -43,6 +43,7 @@ __all__ = [
     "build_stateflow",
     "object_of_interest",
     "prompt_assistant",
+    "run_length",
 ]
 
 WON = "Task success, now reply TERMINATE\n"
@@ -107,8 +108,8 @@ def alfworld_turn(ctx: RunContext) -> ToolResult:
     result = env.step(command)
     observation = "OK." if "think" in command else result.observation
     earlier = _game_turns(ctx)
-    same = _run_length(earlier, "command", command)  # earlier turns in a row with this command
-    invalid = _run_length(earlier, "nothing", True) + 1 if "Nothing happens" in observation else 0
+    same = run_length(earlier, "command", command)  # earlier turns in a row with this command
+    invalid = run_length(earlier, "nothing", True) + 1 if "Nothing happens" in observation else 0
     data = {"command": command, "nothing": "Nothing happens" in observation, "won": env.won, "done": result.done}
     if result.done:
         return ToolResult(WON if env.won else LOST, ok=result.ok, data={**data, "ended": True})
@@ -117,7 +118,7 @@ def alfworld_turn(ctx: RunContext) -> ToolResult:
     return ToolResult(f"Observation: {observation}", ok=result.ok, data={**data, "ended": False})
 
 
-def _run_length(turns: Sequence[dict[str, object]], key: str, value: object) -> int:
+def run_length(turns: Sequence[dict[str, object]], key: str, value: object) -> int:
     """How many of the latest ``turns`` in a row have ``turns[key] == value``."""
     count = 0
     for turn in reversed(turns):

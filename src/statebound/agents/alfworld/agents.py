@@ -23,6 +23,7 @@ from statebound.agents.alfworld.grammar import (
 )
 from statebound.agents.alfworld.phases import build_phases
 from statebound.agents.alfworld.prompts import react_prompt, stateact_prompt
+from statebound.agents.alfworld.scoped import RandomChooser
 from statebound.agents.alfworld.stateflow import AuthorsStateFlow
 from statebound.agents.alfworld.walkthrough import play_walkthrough
 from statebound.bench.contract import AgentSpec, Setup
@@ -83,16 +84,18 @@ class LoopAgent:
 
 @dataclass(frozen=True, slots=True)
 class FlowAgentForGame:
-    """The StateFlow machine for the game's task type, built from the goal in its opening text."""
+    """The StateFlow machine for the game's task type, built from the goal in its opening text;
+    ``chooser`` answers its requests instead of the run's model (the scoped random control)."""
 
     max_turns: int
     scoped: bool = False
     grammar: Grammar | None = None
+    chooser: LLM | None = None
 
     async def __call__(self, task: str, *, llm: LLM, env: AlfworldEnv) -> Trace:
         flow = build_phases(parse_goal(task), max_steps=self.max_turns, scoped=self.scoped,
                           grammar=self.grammar(task) if self.grammar else None)
-        return trace_of_flow(await flow.run(task, llm=llm, deps=env))
+        return trace_of_flow(await flow.run(task, llm=self.chooser or llm, deps=env))
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +169,10 @@ AGENTS: dict[str, AgentSpec[Any]] = {
     "stateflow-scoped": AgentSpec(build=_stateflow(scoped=True), needs=frozenset({"grammar"}),
                                   env={"admissible": True},
                                   summary="extension: each state chooses among the admissible commands that serve it"),
+    "stateflow-scoped-random": AgentSpec(
+        build=lambda setup: FlowAgentForGame(setup.max_turns or 50, scoped=True, chooser=RandomChooser(setup.seed)),
+        uses_model=False, env={"admissible": True},
+        summary="extension: stateflow-scoped with seeded random choices among the same commands (the control)"),
     "walkthrough": AgentSpec(build=lambda setup: Walkthrough(), summary="oracle: the game's stored walkthrough",
                              uses_model=False),
 }

@@ -20,6 +20,10 @@ soon as it is possible, as the state's instruction asks, and moving on is offere
 A state none of whose tiers is admissible now (nothing to take where the agent stands) offers
 every admissible command, so a reply is always possible. The model chooses which place to search
 next and which object or receptacle of a kind; the machine decides what kind of action is due.
+
+:class:`RandomChooser` answers the same choice grammars without a model, by a seeded uniform draw
+among the offered commands: the control (agent ``stateflow-scoped-random``) that runs the very
+same machine, so the difference between the two agents is what the model's choices add.
 """
 
 from __future__ import annotations
@@ -29,14 +33,16 @@ import json
 import random
 import re
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.envs.alfworld.goals import Goal
 from statebound.flow import RunContext, choice_grammar, offered
-from statebound.llm.base import Request
+from statebound.llm.base import Capabilities, Choice, Completion, Request, Usage
 
 __all__ = [
     "TOOLS",
+    "RandomChooser",
     "choice_grammar",
     "offered",
     "random_choice",
@@ -86,15 +92,30 @@ def scoped_actions(state: str, goal: Goal, admissible: Sequence[str], visited: C
     return next((tier for tier in _tiers(state, goal, admissible, visited) if tier), list(admissible))
 
 
-def random_choice(request: Request) -> str:
+def random_choice(request: Request, *, seed: int = 0) -> str:
     """A model-free baseline for ``stateflow-scoped``: one of the offered actions at random, the
-    draw fixed by the request (so runs repeat). ``-m function:statebound.agents.alfworld.scoped:random_choice
-    --model-option grammar=true`` measures what the machine wins without a model's choices."""
+    draw fixed by the request and ``seed`` (so runs repeat). As a function model
+    (``-m function:statebound.agents.alfworld.scoped:random_choice --model-option grammar=true``)
+    or, with a seed and no model tokens counted, as :class:`RandomChooser`."""
     if request.grammar is None:
         raise ValueError("random_choice answers requests that carry a choice grammar")
-    seen = json.dumps([request.grammar, [m.content for m in request.messages or ()]])
+    seen = json.dumps([request.grammar, [m.content for m in request.messages or ()], *([seed] if seed else [])])
     draw = random.Random(int.from_bytes(hashlib.sha256(seen.encode("utf-8")).digest()[:8], "big"))
     return draw.choice(offered(request.grammar))
+
+
+@dataclass(frozen=True, slots=True)
+class RandomChooser:
+    """An :class:`~statebound.llm.base.LLM` without a model for requests that carry a choice
+    grammar: :func:`random_choice` with ``seed``. It reads no prompt, so it reports no tokens
+    and no model calls."""
+
+    seed: int = 0
+    model: str = "random-choice"
+    capabilities: Capabilities = Capabilities(completion=True, chat=True, grammar=True)
+
+    async def complete(self, request: Request) -> Completion:
+        return Completion((Choice(random_choice(request, seed=self.seed)),), Usage(), self.model)
 
 
 def visited_places(ctx: RunContext) -> set[str]:

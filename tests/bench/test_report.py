@@ -242,6 +242,36 @@ def test_cost_plot_falls_back_to_prompt_tokens_when_nothing_was_paid_for(run_dir
     assert "prompt tokens per episode" in drawn and "total cost $" not in drawn
 
 
+def test_an_unknown_cost_is_shown_as_unknown_and_explained(run_dir, tmp_path):
+    """An episode whose model has no price (cost_usd None) makes its group's total unknown; groups
+    priced in full keep their total, and a report without unknown costs reads as before."""
+    from statebound.report.tables import to_markdown
+
+    before = to_markdown(build_report(load_runs([run_dir])))
+    assert "unknown" not in before
+    with RunStore(run_dir) as store:
+        unpriced = EpisodeResult(task="t1", agent="A", model="m", success=True, turns=2, prompt_tokens=100,
+                                 cost_usd=None, meta={"hardness": "easy"})
+        store.save(unpriced, benchmark="hand", position=0)
+    report = build_report(load_runs([run_dir]))
+    a, b = report.main
+    assert a.cost is None and b.cost == pytest.approx(0.04)
+    markdown = to_markdown(report)
+    cost = markdown.splitlines()[2].split(" | ").index("Cost $")
+    rows = [line.split(" | ") for line in markdown.splitlines() if line.startswith(("| A |", "| B |"))]
+    assert [row[cost] for row in rows[:2]] == ["unknown", "0.0400"]
+    assert "unknown: some episode called a model whose price statebound.llm.pricing does not know" in markdown
+    easy_a = next(s for s in report.breakdowns["hardness"] if s.group == {"agent": "A", "model": "m", "hardness": "easy"})
+    assert easy_a.cost is None  # the breakdown row holding it says so too
+    finish_run([run_dir], out_dir=tmp_path / "out")
+    with (tmp_path / "out" / "report.csv").open() as handle:
+        main = [row for row in csv.DictReader(handle) if row["table"] == "main"]
+    assert [row["cost"] for row in main] == ["", "0.04"]
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["main"][0]["cost"] is None
+    drawn = (tmp_path / "out" / "plots" / "cost_vs_success.svg").read_text()
+    assert "cost unknown" in drawn and "total cost $" not in drawn
+
+
 def test_a_breakdown_key_no_episode_has_is_an_error_naming_the_keys(run_dir, tmp_path):
     from typer.testing import CliRunner
 

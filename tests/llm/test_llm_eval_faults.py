@@ -83,6 +83,21 @@ def test_every_episode_crashing_exits_1_with_the_causes(fault_server: Server, tm
     assert "crashed episodes stored" not in retried.stdout
 
 
+def test_a_model_without_a_price_has_an_unknown_cost(fault_server: Server, tmp_path: Path) -> None:
+    """openai:test-model is in no price table: its episodes' cost is unknown (None), not 0."""
+    server, base_url = fault_server
+    out = tmp_path / "run"
+    server.play(*[OK] * 4)
+    result = evaluate(out, base_url)
+    assert result.exit_code == 0, result.output
+    assert "price unknown for openai:test-model: reports show its cost as unknown" in result.stdout
+    with sqlite3.connect(out / "run.sqlite") as db:
+        costs = [json.loads(row)["cost_usd"] for (row,) in db.execute("SELECT row FROM episodes")]
+    assert costs == [None] * 4
+    assert "| direct | openai:test-model | 4 |" in (out / "report.md").read_text()
+    assert "| unknown |" in (out / "report.md").read_text()
+
+
 def test_a_server_that_is_not_running_stops_the_run(tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -55,6 +55,15 @@ def test_meter_totals_by_label_and_model() -> None:
     assert meter.cost == pytest.approx(1.5 * 0.001 + 0.15 * 0.002)
     assert meter.cost_by_label()["Error"] == pytest.approx(0.0006)
     assert meter.unpriced == {"mystery"}
+    assert meter.known_cost is None  # an unknown price makes the total unknown, not smaller
+
+
+def test_known_cost_is_the_total_when_every_model_has_a_price() -> None:
+    meter = UsageMeter()
+    assert meter.known_cost == 0.0  # no call, nothing spent
+    meter.record("gpt-4o-mini", Usage(1000, 1000, 1))
+    meter.record("smollm2", Usage(5000, 5000, 1))
+    assert meter.known_cost == pytest.approx(0.00015 + 0.0006)
 
 
 async def test_metered_llm_records_every_call_under_its_label() -> None:

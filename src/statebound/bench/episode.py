@@ -143,7 +143,7 @@ async def run_episode(
         reward=grade.reward if grade else 0.0, success=grade.success if grade else False,
         turns=grade.turns if grade else 0, error_rate=grade.error_rate if grade else 0.0,
         prompt_tokens=used.prompt_tokens, completion_tokens=used.completion_tokens, llm_calls=used.calls,
-        cost_usd=metered.meter.cost,
+        cost_usd=metered.meter.known_cost,
         exit_state=trace.exit_state if trace else None, exit_reason=exit_reason,
         wall_seconds=time.perf_counter() - started, error=error, meta=meta,
         trajectory=trace.to_dicts() if trace else [],

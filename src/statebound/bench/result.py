@@ -16,7 +16,8 @@ class EpisodeResult:
     """The row of ``results.jsonl`` plus the episode's trajectory and events.
 
     ``turns`` are the actions the agent took and ``error_rate`` the failed share of them (each
-    benchmark's docs say what counts); usage and cost are what the harness metered; ``error`` is set
+    benchmark's docs say what counts); usage and cost are what the harness metered (``cost_usd`` is
+    ``None`` when a model called has no price in :mod:`statebound.llm.pricing`); ``error`` is set
     when the episode crashed; ``meta`` holds breakdown keys and the benchmark's and agent's own
     figures; ``trajectory`` is the agent's trace in stored form (JSON objects)."""
 
@@ -31,7 +32,7 @@ class EpisodeResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_calls: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0
     exit_state: str | None = None
     exit_reason: ExitReason = ExitReason.FINAL
     wall_seconds: float = 0.0

@@ -176,7 +176,7 @@ def _notes(outcome: RunOutcome, config: RunConfig) -> None:
         typer.echo(f"resumed with other transport settings: {'; '.join(outcome.transport_changes)}")
     unpriced = [model.name for model in config.models if not is_priced(model.name)]
     if unpriced:
-        typer.echo(f"price unknown for {', '.join(unpriced)}: its cost counts as 0 "
+        typer.echo(f"price unknown for {', '.join(unpriced)}: reports show its cost as unknown "
                    "(statebound.llm.pricing.register_price adds one)")
     if (summary := outcome.crash_summary()) is not None:
         typer.secho(summary, fg=typer.colors.YELLOW)

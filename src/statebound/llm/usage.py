@@ -49,6 +49,11 @@ class UsageMeter:
         return sum(r.cost for r in self.records)
 
     @property
+    def known_cost(self) -> float | None:
+        """USD over all records, or ``None`` when a model's price is unknown (see ``unpriced``)."""
+        return None if self.unpriced else self.cost
+
+    @property
     def unpriced(self) -> frozenset[str]:
         """Models used whose price is unknown, so :attr:`cost` under-counts them."""
         return frozenset(r.model for r in self.records if not is_priced(r.model))

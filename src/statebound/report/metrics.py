@@ -2,8 +2,8 @@
 
 Per group (agent and model by default, optionally a ``meta`` key such as ``hardness``):
 SR % (with a Wilson 95 % interval), mean reward, mean turns, error % (each episode's share of
-failed actions, averaged over episodes), total cost $, and average prompt and completion tokens
-per episode. Crashed episodes count as failures and are also counted apart, and every group counts
+failed actions, averaged over episodes), total cost $ (unknown, ``None``, when an episode called a
+model the price table does not know), and average prompt and completion tokens per episode. Crashed episodes count as failures and are also counted apart, and every group counts
 how its episodes ended (``Summary.exits``: final, a limit, an error). A benchmark's own columns
 (:class:`~statebound.report.columns.MetaColumn`, from episode ``meta``) land in ``Summary.extra``.
 Each column says what it means (:data:`COLUMNS`, :data:`EXIT_NOTES`): the reports' glossary.
@@ -21,19 +21,26 @@ from statebound.exits import ExitReason
 from statebound.report.columns import MetaColumn, column_value, group_value
 from statebound.report.stats import wilson_interval
 
-__all__ = ["COLUMNS", "EXIT_NOTES", "StandardColumn", "Summary", "group_label", "group_value", "summarize"]
+__all__ = ["COLUMNS", "EXIT_NOTES", "UNKNOWN", "StandardColumn", "Summary", "group_label", "group_value", "summarize"]
+
+UNKNOWN = "unknown"  # a cell whose value cannot be computed (e.g. the cost of an unpriced model)
 
 
 @dataclass(frozen=True, slots=True)
 class StandardColumn:
     """A column every results table has: the :class:`Summary` field, header, cell format, what it
-    means (the glossary) and whether it stays in the first part of a table split to fit."""
+    means (the glossary), whether it stays in the first part of a table split to fit, and what an
+    unknown value (``None``) means, added to the glossary when a table shows one."""
 
     field: str
     header: str
     format: str
     note: str
     essential: bool = False
+    unknown_note: str = ""
+
+    def render(self, value: float | None) -> str:
+        return UNKNOWN if value is None else self.format.format(value)
 
 
 # In the order of the papers' Table 1.
@@ -45,7 +52,9 @@ COLUMNS: tuple[StandardColumn, ...] = (
                    "per episode, the share of its actions that ran and failed (a SQL error, a non-zero exit, an "
                    "action the game refused), averaged over episodes; invalid actions, which never run, are not "
                    "in it (see Invalid/ep where the benchmark has them)", True),
-    StandardColumn("cost", "Cost $", "{:.4f}", "total price of the model calls in USD (0 for local models)"),
+    StandardColumn("cost", "Cost $", "{:.4f}", "total price of the model calls in USD (0 for local models)",
+                   unknown_note=f"{UNKNOWN}: some episode called a model whose price statebound.llm.pricing does not "
+                   "know (statebound.llm.pricing.register_price adds one), so no total is given"),
     StandardColumn("prompt_tokens", "Avg p-token", "{:.0f}", "mean prompt tokens per episode", True),
     StandardColumn("completion_tokens", "Avg c-token", "{:.0f}", "mean completion tokens per episode"),
 )
@@ -77,7 +86,7 @@ class Summary:
     reward: float
     turns: float
     error: float
-    cost: float
+    cost: float | None  # None: some episode's cost is unknown
     prompt_tokens: float
     completion_tokens: float
     crashed: int
@@ -97,6 +106,11 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+def _total(values: Sequence[float | None]) -> float | None:
+    """The sum, or ``None`` when some value is unknown."""
+    return None if any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
 def _summary(
     group: dict[str, Any], results: Sequence[EpisodeResult], columns: Sequence[MetaColumn]
 ) -> Summary:
@@ -113,7 +127,7 @@ def _summary(
         reward=_mean([r.reward for r in results]),
         turns=_mean([r.turns for r in results]),
         error=100 * _mean([r.error_rate for r in results]),
-        cost=sum(r.cost_usd for r in results),
+        cost=_total([r.cost_usd for r in results]),
         prompt_tokens=_mean([r.prompt_tokens for r in results]),
         completion_tokens=_mean([r.completion_tokens for r in results]),
         crashed=sum(r.error is not None for r in results),

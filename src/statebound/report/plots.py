@@ -3,8 +3,8 @@
 - ``success_by_length``: success rate against episode length, as in StateAct's figures 5-6 (SR per
   bin of the number of steps the episode took; bins of ``bin_width`` steps, by default 10 when
   episodes run past 25 steps as in ALFWorld's 50-step horizon, else ``ceil(max/5)``);
-- ``cost_vs_success``: total cost (or, when nothing was paid for, prompt tokens per episode)
-  against SR % per agent and model, with Wilson intervals;
+- ``cost_vs_success``: total cost (or, when nothing was paid for or some cost is unknown, prompt
+  tokens per episode) against SR % per agent and model, with Wilson intervals;
 - ``state_usage``: average tokens and visits per episode in each state, per agent (from
   trajectories, see :mod:`statebound.report.figures`).
 """
@@ -130,12 +130,14 @@ def _plot_length(plt: Any, data: dict[str, list[LengthBin]], bin_width: int, out
 
 def _plot_cost(plt: Any, summaries: Sequence[Summary], keys: Sequence[str], out_dir: Path) -> list[Path]:
     """SR against total cost, or against prompt tokens per episode when nothing was paid for
-    (local models): the papers' other measure of cost. Labels go in a legend below."""
+    (local models) or some cost is unknown: the papers' other measure of cost. Labels go in a
+    legend below."""
     from matplotlib.transforms import offset_copy
 
-    priced = any(row.cost > 0 for row in summaries)
+    unknown = any(row.cost is None for row in summaries)
+    priced = not unknown and any(row.cost for row in summaries)
     figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
-    places = [(row.cost if priced else row.prompt_tokens, row.sr) for row in summaries]
+    places = [((row.cost or 0.0) if priced else row.prompt_tokens, row.sr) for row in summaries]
     for index, row in enumerate(summaries):
         error = [[max(0.0, row.sr - row.sr_low)], [max(0.0, row.sr_high - row.sr)]]
         label = group_label({k: row.group[k] for k in keys})
@@ -145,7 +147,8 @@ def _plot_cost(plt: Any, summaries: Sequence[Summary], keys: Sequence[str], out_
     axes.update_datalim(places)  # the shifted points do not widen the axes themselves
     axes.autoscale_view()
     axes.set_title("Success rate against " + ("cost" if priced else "prompt tokens"))
-    axes.set_xlabel("total cost $" if priced else "prompt tokens per episode (no cost: local models)")
+    axes.set_xlabel("total cost $" if priced else "prompt tokens per episode (cost unknown: a model without a price)"
+                    if unknown else "prompt tokens per episode (no cost: local models)")
     tokens = [row.prompt_tokens for row in summaries if row.prompt_tokens > 0]
     if not priced and tokens and max(tokens) > 10 * min(tokens):
         axes.set_xscale("log")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from statebound.exits import ExitReason
 from statebound.report.columns import CHOICES, MetaColumn
 from statebound.report.grid import Column, Section, glossary
-from statebound.report.metrics import COLUMNS, EXIT_NOTES, Summary
+from statebound.report.metrics import COLUMNS, EXIT_NOTES, StandardColumn, Summary
 from statebound.report.repetition import STUCK_RUN
 
 if TYPE_CHECKING:
@@ -37,10 +37,17 @@ def _keys(keys: Sequence[str]) -> tuple[Column, ...]:
     return tuple(Column(key, KEY_NOTES.get(key, f"the episodes' {key} (a breakdown key)"), key=True) for key in keys)
 
 
+def _standard(column: StandardColumn, rows: Sequence[Summary]) -> Column:
+    """``column`` with, when some row's value is unknown, what that means in its note."""
+    unknown = column.unknown_note and any(getattr(row, column.field) is None for row in rows)
+    return Column(column.header, f"{column.note}; {column.unknown_note}" if unknown else column.note,
+                  essential=column.essential)
+
+
 def _results(title: str, rows: Sequence[Summary], keys: Sequence[str], columns: Sequence[MetaColumn]) -> Section:
     header = (
         *_keys(keys), Column("n", KEY_NOTES["n"], essential=True),
-        *(Column(c.header, c.note, essential=c.essential) for c in COLUMNS),
+        *(_standard(c, rows) for c in COLUMNS),
         *(Column(c.header, c.note, essential=c.essential) for c in columns),
         _CI, _CRASHED,
     )
@@ -48,7 +55,7 @@ def _results(title: str, rows: Sequence[Summary], keys: Sequence[str], columns: 
         (
             *(str(row.group[k]) for k in keys),
             str(row.episodes),
-            *(c.format.format(getattr(row, c.field)) for c in COLUMNS),
+            *(c.render(getattr(row, c.field)) for c in COLUMNS),
             *(c.render(row.extra.get(c.key)) for c in columns),
             f"{row.sr_low:.1f}-{row.sr_high:.1f}",
             str(row.crashed),
@@ -150,5 +157,9 @@ def standard_glossary() -> list[tuple[str, str]]:
     episode can end (the "How episodes ended" table): ``statebound report --help`` lists them."""
     keys = ("run", "agent", "model")
     tables = [_results("", (), keys, (CHOICES,)), comparison_section(()), Section("", _repetition_columns(keys), ())]
+    notes = dict(glossary(tables))
+    for column in COLUMNS:
+        if column.unknown_note:
+            notes[column.header] += f"; {column.unknown_note}"
     ends = "; ".join(f"{reason.value.replace('_', ' ')}: {note}" for reason, note in EXIT_NOTES.items())
-    return [*glossary(tables), ("How episodes ended", f"% of episodes that ended each way ({ends})")]
+    return [*notes.items(), ("How episodes ended", f"% of episodes that ended each way ({ends})")]

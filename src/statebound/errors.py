@@ -6,7 +6,20 @@ from typing import Any
 
 
 class StateboundError(Exception):
-    """Base class of every error statebound raises on purpose."""
+    """Base class of every error statebound raises on purpose.
+
+    Pickled whole, with its message and attributes (a Ray worker sends it to the driver), whatever
+    its ``__init__`` takes: the default pickling would call ``__init__`` with the message alone."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _restore, (type(self), self.args, self.__dict__)
+
+
+def _restore(kind: type[StateboundError], args: tuple[Any, ...], attributes: dict[str, Any]) -> StateboundError:
+    error = kind.__new__(kind, *args)
+    error.args = args
+    error.__dict__.update(attributes)
+    return error
 
 
 class DefinitionError(StateboundError):
@@ -32,13 +45,6 @@ class ProviderError(StateboundError):
         self.provider = provider
         self.attempts = attempts
         super().__init__(f"{provider}: {message} (after {attempts} attempt{'s' if attempts != 1 else ''})")
-
-    def __reduce__(self) -> tuple[Any, ...]:  # pickled whole (a Ray worker sends it to the driver)
-        return _provider_error, (type(self), self.message, self.provider, self.attempts)
-
-
-def _provider_error(kind: type[ProviderError], message: str, provider: str, attempts: int) -> ProviderError:
-    return kind(message, provider=provider, attempts=attempts)
 
 
 class ContextOverflow(ProviderError):

@@ -4,7 +4,8 @@ It holds the run's configuration and, per finished episode, its result row, traj
 keyed by (benchmark, task, agent, model, seed). Episodes are written in transactions (WAL mode; the
 runner puts the episodes that finish together in one), so a process killed at any moment leaves
 every episode either fully stored or absent, which is what makes ``--resume`` exact. A writer
-that closes the store folds the log back into the file, so a finished run is one file.
+that closes the store folds the log back into the file, so a finished run is one file, and a
+reader (a report, ``status``) leaves no log files behind either.
 
 Which configurations a store accepts (:func:`admit`): a fresh run takes a directory without a run
 or whose run has no episode yet; ``--resume`` takes a run with the same identity
@@ -111,8 +112,7 @@ class RunStore:
         self._writer = not read_only
         try:
             if read_only:
-                self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None, timeout=30)
-                self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                self._db = _reader(self.path)
                 return
             self.run_dir.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
@@ -241,6 +241,30 @@ class RunStore:
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
+
+
+def _reader(path: Path) -> sqlite3.Connection:
+    """A connection to ``path`` that never writes. Reading a store in WAL mode (a run killed, or
+    one committed in that mode) makes ``-wal``/``-shm`` files that a read-only connection cannot
+    remove; so, when the log holds nothing to fold in, read through a read-write connection that
+    refuses writes (``query_only``): SQLite removes the files as the last connection closes, and the
+    store's bytes stay as they were. A log with content (a writer's, killed or still running) is
+    left to its writer."""
+    log = path.with_name(path.name + "-wal")
+    if not log.exists() or log.stat().st_size == 0:
+        db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None, timeout=30)
+        try:
+            db.execute("PRAGMA query_only=ON")
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.DatabaseError as error:
+            db.close()
+            if not isinstance(error, sqlite3.OperationalError):  # not a database at all
+                raise
+            # else a file or directory this user may not write: read only
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, timeout=30)
+    db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    return db
 
 
 class _Transaction:

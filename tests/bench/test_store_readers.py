@@ -1,10 +1,13 @@
-"""Reading a run store (reports, status) leaves the directory as it found it: no -wal/-shm files
-stay behind, the store's bytes do not change, and a running writer's episodes are read."""
+"""Reading a run store (reports, status) leaves no -wal/-shm files behind: a finished store's bytes
+do not change, a killed writer's log is folded in, a running writer's episodes are read and its log
+left to it."""
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 from statebound.bench.evaluate import finish_run
@@ -80,3 +83,25 @@ def test_a_running_writers_log_is_read_and_left_to_it(tmp_path: Path) -> None:
     assert _logs(run_dir) == []  # the writer folded it in as it closed
     with RunStore(run_dir, read_only=True) as reader:
         assert len(reader.results()) == 2
+
+
+def test_a_killed_writers_log_is_folded_in_by_the_next_reader(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    with RunStore(run_dir) as store:
+        store.start(CONFIG, resume=False)
+    killed = (
+        "import os, sys\n"
+        "from statebound.bench.result import EpisodeResult\n"
+        "from statebound.bench.store import RunStore\n"
+        "store = RunStore(sys.argv[1])\n"
+        "for position, task in enumerate(('t1', 't2')):\n"
+        "    store.save(EpisodeResult(task=task, agent='a', model='m'), benchmark='toy', position=position)\n"
+        "os._exit(9)  # as kill -9: the store is never closed\n"
+    )
+    subprocess.run([sys.executable, "-c", killed, str(run_dir)], check=False)
+    assert "run.sqlite-wal" in _logs(run_dir)
+    assert [p.stored for p in run_progress(run_dir)] == [2]
+    assert _logs(run_dir) == []
+    db = sqlite3.connect(run_dir / "run.sqlite")
+    assert db.execute("SELECT count(*) FROM episodes").fetchone() == (2,)  # in the file itself now
+    db.close()

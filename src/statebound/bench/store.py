@@ -104,7 +104,8 @@ class RunStore:
     """``RunStore(run_dir)`` opens (creating if needed) ``run_dir/run.sqlite``."""
 
     def __init__(self, run_dir: str | Path, *, create: bool = True, read_only: bool = False) -> None:
-        """``read_only``: open an existing store without changing a byte of it (reports, status)."""
+        """``read_only``: open an existing store without writing to it (reports, status): a finished
+        store's bytes stay the same; a killed writer's log is folded in (see :func:`_reader`)."""
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / STORE_NAME
         if not self.path.exists() and (not create or read_only):
@@ -244,24 +245,21 @@ class RunStore:
 
 
 def _reader(path: Path) -> sqlite3.Connection:
-    """A connection to ``path`` that never writes. Reading a store in WAL mode (a run killed, or
-    one committed in that mode) makes ``-wal``/``-shm`` files that a read-only connection cannot
-    remove; so, when the log holds nothing to fold in, read through a read-write connection that
-    refuses writes (``query_only``): SQLite removes the files as the last connection closes, and the
-    store's bytes stay as they were. A log with content (a writer's, killed or still running) is
-    left to its writer."""
-    log = path.with_name(path.name + "-wal")
-    if not log.exists() or log.stat().st_size == 0:
-        db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None, timeout=30)
-        try:
-            db.execute("PRAGMA query_only=ON")
-            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return db
-        except sqlite3.DatabaseError as error:
-            db.close()
-            if not isinstance(error, sqlite3.OperationalError):  # not a database at all
-                raise
-            # else a file or directory this user may not write: read only
+    """A connection to ``path`` that never writes a row. Reading a store in WAL mode (a run killed,
+    or one committed in that mode) makes ``-wal``/``-shm`` files that a read-only connection cannot
+    remove, so read through a read-write connection that refuses writes (``query_only``): when it
+    is the last to close, SQLite folds a killed writer's log into the file (what the writer would
+    have done) and removes the log files; a running writer's log is left to it. Read-only when
+    this user may not write there."""
+    db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None, timeout=30)
+    try:
+        db.execute("PRAGMA query_only=ON")
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return db
+    except sqlite3.DatabaseError as error:
+        db.close()
+        if not isinstance(error, sqlite3.OperationalError):  # not a database at all
+            raise
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, timeout=30)
     db.execute("SELECT count(*) FROM sqlite_master").fetchone()
     return db

@@ -8,6 +8,7 @@ import socket
 import sqlite3
 from pathlib import Path
 
+import pytest
 from llm_fault_server import OK, FaultServer, status
 from typer.testing import CliRunner
 
@@ -96,6 +97,24 @@ def test_a_model_without_a_price_has_an_unknown_cost(fault_server: Server, tmp_p
     assert costs == [None] * 4
     assert "| direct | openai:test-model | 4 |" in (out / "report.md").read_text()
     assert "| unknown |" in (out / "report.md").read_text()
+
+
+@pytest.mark.parametrize("benchmark", ["intercode-sql", "intercode-bash"])
+def test_format_grammar_without_a_grammar_field_is_refused_before_anything_is_stored(
+        fault_server: Server, tmp_path: Path, benchmark: str) -> None:
+    """As docs/intercode-sql.md and docs/intercode-bash.md say: one line naming grammar_field, no
+    request sent, no run directory made."""
+    server, base_url = fault_server
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, [
+        "eval", benchmark, "-a", "stateflow", "-m", "openai:test-model", "-O", "format=grammar", "--limit", "1",
+        "--no-progress", "--no-plots", "--out", str(out), "--model-option", f"base_url={base_url}"])
+    assert result.exit_code == 2, result.output
+    line = result.stderr.strip()
+    assert "\n" not in line and "Traceback" not in result.output
+    assert f"{benchmark} agent stateflow needs a model whose backend accepts GBNF grammars" in line
+    assert "--model-option grammar_field=grammar" in line and "-O format=free" in line
+    assert server.seen == [] and not out.exists()
 
 
 def test_a_server_that_is_not_running_stops_the_run(tmp_path: Path) -> None:

@@ -31,6 +31,8 @@ def test_registry_builds_the_benchmark():
         "sf-agent-rethink",
         "react",
         "plan-solve",
+        "stateflow-scoped",
+        "stateflow-scoped-random",
         "gold",
         "replay",
     }

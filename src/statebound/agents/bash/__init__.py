@@ -14,14 +14,16 @@ from typing import TYPE_CHECKING, Any
 from statebound.agents.bash.baselines import build_plan_solve, build_react, plan_steps
 from statebound.agents.bash.oracles import load_replay, play_actions, replay_for
 from statebound.agents.bash.output_end import build_output_end
+from statebound.agents.bash.scoped import build_scoped
 from statebound.agents.bash.stateflow import build_stateflow
 from statebound.agents.bash.tools import action_from_reply, code_from_reply, execution_failed
+from statebound.agents.bash.vocabulary import bundled_vocabulary
 from statebound.bench.contract import AgentSpec, Setup
 from statebound.bench.converters import FlowAgent, trace_of_actions
 from statebound.bench.trace import Trace
 from statebound.envs.bash import BashEnv, format_execute, get_task
 from statebound.errors import DefinitionError
-from statebound.flow import Flow
+from statebound.flow import ChoiceMethod, Flow
 from statebound.llm.base import LLM
 
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ __all__ = [
     "build_output_end",
     "build_plan_solve",
     "build_react",
+    "build_scoped",
     "build_stateflow",
     "code_from_reply",
     "execution_failed",
@@ -52,6 +55,18 @@ def _model_agent(build: Callable[..., Flow], summary: str, *, task_label: str = 
         return FlowAgent(flow, data_keys=("action", "outcome"), task_label=task_label)
 
     return AgentSpec(build=make, summary=summary)
+
+
+def _scoped_agent(chooser: ChoiceMethod, summary: str) -> AgentSpec[BashOptions]:
+    """The scoped machine over the vocabulary of every other task's gold command."""
+
+    def make(setup: Setup[BashOptions]) -> FlowAgent:
+        flow = build_scoped(chooser=chooser, max_interactions=setup.max_turns or 10,
+                            vocabulary=bundled_vocabulary(leave_out=setup.task.id))
+        return FlowAgent(flow, data_keys=("action", "outcome", "part", "command"))
+
+    return AgentSpec(build=make, summary=summary, uses_model=chooser != "random",
+                     needs=frozenset({"scoring"}) if chooser == "score" else frozenset())
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +119,10 @@ AGENTS: dict[str, AgentSpec[BashOptions]] = {
                                      rethink=True),
     "react": _model_agent(build_react, "few-shot ReAct"),
     "plan-solve": _model_agent(build_plan_solve, "Plan & Solve: a plan, then one command per step"),
+    "stateflow-scoped": _scoped_agent("score", "extension: the command built a stage at a time, each part chosen "
+                                      "by the model's scores among the other tasks' gold stages and the sandbox's paths"),
+    "stateflow-scoped-random": _scoped_agent("random", "extension: stateflow-scoped with seeded random choices "
+                                             "(the control)"),
     "gold": AgentSpec(build=_gold, summary="oracle: runs the gold command and submits", uses_model=False),
     "replay": AgentSpec(build=_replay, summary="oracle: runs recorded actions (-O replay=FILE)", uses_model=False,
                         check=_needs_replay_file),

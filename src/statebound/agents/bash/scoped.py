@@ -1,0 +1,382 @@
+"""``stateflow-scoped``: an InterCode-Bash machine that builds the command a part at a time, each
+part chosen by the model from candidates the task set and the sandbox supply (our extension;
+agent ``stateflow-scoped``, and ``stateflow-scoped-random`` with seeded random choices, the
+control).
+
+- ``Init`` lists the sandbox's files and directories (one ``find`` over ``/``, system directories
+  left out) and asks the shell which of the vocabulary's programs it has (``command -v``), in
+  one action;
+- ``Path`` picks the file or directory the command acts on, among the paths the question names
+  (as written, or listed in the sandbox: "the testbed directory" names ``/testbed``); with none,
+  the command acts on no path;
+- ``Program`` picks the program the command starts with, among the vocabulary's heads
+  (:mod:`statebound.agents.bash.vocabulary`: the other tasks' gold commands) that the shell has;
+- ``Head`` picks that program's flags and operands: one of its head templates with the slots
+  filled by the chosen path and the question's patterns, quoted strings and numbers
+  (:mod:`statebound.agents.bash.reading`). Only heads that act on the chosen path are offered
+  (only heads without one when there is none), and when the question gives a file pattern, only
+  those that use one (and in ``Program`` only their programs);
+- ``More`` picks whether the command ends there or a ``|`` follows (at most :data:`MAX_PIPES`);
+  ``PipeProgram`` then picks the next stage's program and ``Pipe`` its flags, among the
+  vocabulary's pipe templates;
+- ``Run`` executes the command. A command that fails, or prints nothing when the question asks
+  for no change to the files, is revised while :data:`MAX_RUNS` allow: first another ``Head`` of
+  the same program, then another ``Program``. Anything else is submitted (``Submit``).
+
+Every choice scores its candidates as continuations of a shell transcript, a few examples of our
+own (:data:`EXAMPLES`) then a comment with the question and ``$`` with the command so far; the
+path, as the continuation of ``# The file or directory:``. Paths are compared by their mean
+token score (the question's path is copied), the other parts by their total log-probability.
+``Pick`` records every choice with its candidates and scores.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from statebound.agents.bash.reading import SlotValues, named_paths, slot_values, words_outside_paths
+from statebound.agents.bash.tools import step_outcome
+from statebound.agents.bash.vocabulary import GLOB_IN_PATH, SLOTS, Vocabulary, program_of
+from statebound.envs.bash import format_execute
+from statebound.flow import (
+    CallTool,
+    ChoiceMethod,
+    Entry,
+    Flow,
+    Pick,
+    Picked,
+    RunContext,
+    State,
+    ToolResult,
+    choose,
+)
+from statebound.llm.scoring import Normalization
+
+__all__ = [
+    "END",
+    "EXAMPLES",
+    "MAX_PIPES",
+    "MAX_RUNS",
+    "PIPE",
+    "Progress",
+    "build_scoped",
+    "fill",
+    "init_command",
+    "named_or_listed",
+    "next_part",
+    "progress_of",
+]
+
+MAX_PIPES = 3
+MAX_RUNS = 3
+MAX_FILLS = 6  # ways to fill one template's slots, at most
+# More's two candidates: the command ends (the transcript's next line is a comment), or a pipe follows
+END, PIPE = "\n#", " |"
+_SYSTEM_DIRS = ("proc", "usr", "dev", "etc", "tmp", "sys", "lib", "lib64", "bin", "sbin")
+_LISTING = ("find / -mindepth 1 \\( " + " -o ".join(f"-path /{d}" for d in _SYSTEM_DIRS)
+            + " \\) -prune -o -printf '%y %p\\n'")
+_LISTED = re.compile(r"^[a-z] (/.*)$")
+_BARE_GLOB = re.compile(r"^[\w.*?-]+$")
+# Questions that ask for a change to the files: their command may well print nothing.
+_CHANGES = re.compile(r"\b(?:remove|delete|create|make|copy|copies|move|rename|compress|archive|uncompress|unpack|"
+                      r"unzip|extract|change|chmod|append|write|save|split|touch|link|unhide|concatenate|"
+                      r"backup|store)", re.IGNORECASE)
+EXAMPLES = """\
+# Count the lines of all ".log" files under /var/app
+$ find /var/app -name '*.log' | xargs cat | wc -l
+# Delete the empty files in the /data/cache directory tree
+$ find /data/cache -type f -empty -delete
+# Show the disk usage of /home/user/music
+$ du -sh /home/user/music
+# List the files under /srv containing the word "error", ignoring case
+$ grep -ril error /srv
+# Print the first 3 lines of "/home/user/notes.txt"
+$ head -n 3 /home/user/notes.txt
+# Print the 2 largest files in /data
+$ find /data -type f -exec du -a {} + | sort -nr | head -2
+# Convert "Hello World" to upper case
+$ echo 'Hello World' | tr a-z A-Z
+# Find the ".tmp" files in /var/app modified more than 3 days ago
+$ find /var/app -name '*.tmp' -mtime +3
+"""
+_PARTS = ("Path", "Program", "Head", "More", "PipeProgram", "Pipe", "Run", "Submit", "End")
+
+
+# -- what the run has established ----------------------------------------------------------------
+@dataclass(slots=True)
+class Progress:
+    """The run so far, read back from its history (nothing is kept outside it)."""
+
+    listed: tuple[str, ...] = ()
+    programs: tuple[str, ...] = ()  # the vocabulary's programs the shell has
+    path: str | None = None
+    program: str | None = None
+    head: str | None = None
+    pipes: list[str] = field(default_factory=list)
+    pipe_program: str | None = None  # chosen for the stage being built
+    more: bool | None = None  # the latest More choice: a pipe follows (None: not asked since the last stage)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    tried_programs: list[str] = field(default_factory=list)
+    tried_heads: list[str] = field(default_factory=list)
+    exhausted: bool = False  # a choice found nothing left to try
+    done: bool = False
+
+    @property
+    def command(self) -> str:
+        return " | ".join([self.head or "", *self.pipes])
+
+    @property
+    def ran_current(self) -> bool:
+        """The command as it stands has been run."""
+        return bool(self.runs) and self.runs[-1].get("command") == self.command and self.head is not None
+
+
+def progress_of(history: Sequence[Entry]) -> Progress:
+    """Fold the history into a :class:`Progress`."""
+    now = Progress()
+    for entry in history:
+        picked = Picked.from_entry(entry) if entry.source == "llm" else None
+        if picked is not None:
+            _chose(now, picked)
+        elif entry.source == "tool" and isinstance(entry.data, dict):
+            data = entry.data
+            now.done = now.done or bool(data.get("done"))
+            if data.get("part") == "init":
+                now.listed, now.programs = tuple(data["paths"]), tuple(data["programs"])
+            elif data.get("part") == "run":
+                now.runs.append(data)
+    return now
+
+
+def _chose(now: Progress, picked: Picked) -> None:
+    text = (picked.text or "").strip()
+    if picked.text is None and picked.name in ("program", "head"):
+        now.exhausted = True  # nothing left to start a command with
+    elif picked.text is None and picked.name in ("pipe-program", "pipe"):
+        now.pipe_program, now.more = None, False  # no stage to add: the command ends here
+    elif picked.name == "path":
+        now.path = text or None
+    elif picked.name == "program":
+        if now.program is not None:
+            now.tried_programs.append(now.program)
+        now.program, now.head, now.pipes, now.more, now.tried_heads = text, None, [], None, []
+    elif picked.name == "head":
+        if now.head is not None:
+            now.tried_heads.append(now.head)
+        now.head, now.pipes, now.more = text, [], None
+    elif picked.name == "more":
+        now.more = picked.text == PIPE
+    elif picked.name == "pipe-program":
+        now.pipe_program = text
+    elif picked.name == "pipe":
+        now.pipes.append(text)
+        now.pipe_program, now.more = None, None
+
+
+def progress(ctx: RunContext) -> Progress:
+    return progress_of(ctx.history)
+
+
+# -- tools -----------------------------------------------------------------------------------------
+def _act(ctx: RunContext, action: str, **data: Any) -> ToolResult:
+    step = ctx.deps.step(action)
+    outcome = step_outcome(step)
+    record = {"action": action, "outcome": outcome, "done": step.done, **data}
+    return ToolResult(f"Observation: {step.observation}", ok=outcome != "error", data=record)
+
+
+def init_command(programs: Sequence[str]) -> str:
+    """The Init action's command: the listing, then ``command -v`` for ``programs``."""
+    return f"{_LISTING}; command -v {' '.join(shlex.quote(p) for p in programs)}"
+
+
+def initial_tool(vocabulary: Vocabulary) -> Callable[[RunContext], ToolResult]:
+    def look(ctx: RunContext) -> ToolResult:
+        wanted = sorted({program_of(t) for t in (*vocabulary.heads, *vocabulary.pipes)})
+        result = _act(ctx, format_execute(init_command(wanted)))
+        lines = (ctx.deps.last_output or "").splitlines()
+        paths = [m[1] for line in lines if (m := _LISTED.match(line))]
+        found = {line.rsplit("/", 1)[-1] for line in lines if not _LISTED.match(line)}
+        data = {**(result.data or {}), "part": "init", "paths": paths, "programs": [p for p in wanted if p in found]}
+        return ToolResult(result.output, ok=result.ok, data=data)
+
+    look.__name__ = "look"
+    return look
+
+
+def run_command(ctx: RunContext) -> ToolResult:
+    command = progress(ctx).command
+    return _act(ctx, format_execute(command), part="run", command=command)
+
+
+def submit(ctx: RunContext) -> ToolResult:
+    return _act(ctx, "submit")
+
+
+# -- candidates ------------------------------------------------------------------------------------
+def _values(ctx: RunContext, now: Progress) -> SlotValues:
+    return slot_values(ctx.task, now.listed)
+
+
+def fill(template: str, values: SlotValues, path: str | None) -> list[str]:
+    """``template`` with its slots filled in every way ``values`` and ``path`` allow (at most
+    :data:`MAX_FILLS`); none when a slot has no value. Patterns and texts are quoted for the
+    shell, but a pattern in a directory (``@PATH@/@PATTERN@``) is left for it to expand."""
+    pools = {SLOTS[0]: [path] if path else [], SLOTS[1]: [shlex.quote(p) for p in values.patterns],
+             SLOTS[2]: [shlex.quote(t) for t in values.texts], SLOTS[3]: list(values.numbers)}
+    if GLOB_IN_PATH in template:
+        pools[SLOTS[1]] = [p for p in values.patterns if _BARE_GLOB.match(p)]
+    words = template.split()
+    slotted = [(i, slot) for i, word in enumerate(words) for slot in SLOTS if slot in word]
+    filled = []
+    for combination in itertools.islice(itertools.product(*(pools[slot] for _, slot in slotted)), MAX_FILLS):
+        out = list(words)
+        for (i, slot), value in zip(slotted, combination):
+            out[i] = out[i].replace(slot, value, 1)
+        filled.append(" ".join(out))
+    return filled
+
+
+def _heads(vocabulary: Vocabulary, ctx: RunContext, now: Progress) -> list[str]:
+    """The heads the shell can run, filled: with a path chosen, those that act on it; those that
+    use a file pattern the question gives first, alone when there are any (a question that names
+    ``*.php`` files asks for them)."""
+    values = _values(ctx, now)
+    templates = [t for t in vocabulary.heads if program_of(t) in now.programs
+                 and (SLOTS[0] in t) == (now.path is not None)]
+    with_pattern = [t for t in templates if SLOTS[1] in t] if values.patterns else []
+    return list(dict.fromkeys(h for t in with_pattern or templates for h in fill(t, values, now.path)))
+
+
+def _pipes(vocabulary: Vocabulary, ctx: RunContext, now: Progress) -> list[str]:
+    values = _values(ctx, now)
+    return list(dict.fromkeys(s for t in vocabulary.pipes if program_of(t) in now.programs
+                              for s in fill(t, values, None) if s not in now.pipes))
+
+
+def named_or_listed(question: str, listed: Sequence[str]) -> list[str]:
+    """The paths ``question`` names: as it writes them (absolute), or listed in the sandbox
+    (``testbed/dir1`` as ``/testbed/dir1``, "the testbed directory" as ``/testbed``)."""
+    words = words_outside_paths(question)
+    paths = named_paths(question)
+    named = [p for p in paths if p.startswith(("/", "~")) and p in question]
+    return list(dict.fromkeys([*named, *(p for p in listed if p in paths or p.rsplit("/", 1)[-1] in words)]))
+
+
+def path_candidates(ctx: RunContext) -> list[str]:
+    return [" " + p for p in named_or_listed(ctx.task, progress(ctx).listed)]
+
+
+def program_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]:
+    def candidates(ctx: RunContext) -> list[str]:
+        now = progress(ctx)
+        tried = {*now.tried_programs, *([now.program] if now.program else [])}
+        return [" " + p for p in dict.fromkeys(map(program_of, _heads(vocabulary, ctx, now))) if p not in tried]
+
+    return candidates
+
+
+def head_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]:
+    def candidates(ctx: RunContext) -> list[str]:
+        now = progress(ctx)
+        tried = {*now.tried_heads, *([now.head] if now.head else [])}
+        return [" " + h for h in _heads(vocabulary, ctx, now) if program_of(h) == now.program and h not in tried]
+
+    return candidates
+
+
+def pipe_program_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]:
+    def candidates(ctx: RunContext) -> list[str]:
+        now = progress(ctx)
+        return [" " + p for p in dict.fromkeys(map(program_of, _pipes(vocabulary, ctx, now)))]
+
+    return candidates
+
+
+def pipe_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]:
+    def candidates(ctx: RunContext) -> list[str]:
+        now = progress(ctx)
+        return [" " + s for s in _pipes(vocabulary, ctx, now) if program_of(s) == now.pipe_program]
+
+    return candidates
+
+
+# -- transitions -----------------------------------------------------------------------------------
+def next_part(ctx: RunContext) -> str:
+    """The first part the command still lacks; after a run, submit or revise (module docstring)."""
+    now = progress(ctx)
+    if now.done:
+        return "End"
+    if now.exhausted:
+        return "Submit"
+    if not now.ran_current:
+        if not any(e.source == "llm" for e in ctx.history):
+            return "Path"
+        if now.program is None:
+            return "Program"
+        if now.head is None:
+            return "Head"
+        if now.pipe_program is not None:
+            return "Pipe"
+        if now.more is None and len(now.pipes) < MAX_PIPES:
+            return "More"
+        return "PipeProgram" if now.more else "Run"
+    last = now.runs[-1]
+    failed = last.get("outcome") == "error" or (last.get("outcome") == "empty" and not _CHANGES.search(ctx.task))
+    if not failed or len(now.runs) >= MAX_RUNS:
+        return "Submit"
+    return "Program" if now.tried_heads else "Head"
+
+
+# -- prompts ---------------------------------------------------------------------------------------
+def _transcript(ctx: RunContext, tail: str) -> str:
+    return f"{EXAMPLES}# {' '.join(ctx.task.split())}\n{tail}"
+
+
+def _command_prompt(ctx: RunContext) -> str:
+    """``$`` and the command so far: nothing before Program and Head, through the stage being
+    built and ``|`` before PipeProgram and Pipe."""
+    now = progress(ctx)
+    if ctx.state in ("Program", "Head"):
+        return _transcript(ctx, "$")
+    command = now.command + (" |" if ctx.state in ("PipeProgram", "Pipe") else "")
+    return _transcript(ctx, f"$ {command}")
+
+
+def _pick(name: str, candidates: Callable[[RunContext], list[str]], chooser: ChoiceMethod,
+          *, normalization: Normalization = "sum", prompt: Callable[[RunContext], str] = _command_prompt) -> Pick:
+    return Pick(candidates, prompt=prompt, method=chooser, name=name, normalization=normalization,
+                when_empty="(none)")
+
+
+def build_scoped(*, chooser: ChoiceMethod = "score", max_interactions: int = 10,
+                 vocabulary: Vocabulary, **_: Any) -> Flow:
+    """The machine (module docstring) over ``vocabulary``. ``chooser``: how every part is chosen
+    (``"score"``: the model's scores; ``"grammar"``: a choice grammar; ``"random"``: the
+    control). ``max_interactions`` is the environment's action limit; other options
+    (``max_tokens``, ``response_format``) do not apply: nothing is generated."""
+    onward = choose(next_part, targets=list(_PARTS), catch_all=True)
+
+    def part(name: str, output: Any) -> State:
+        return State(name, outputs=[output], transitions=[onward])
+
+    path_prompt: Callable[[RunContext], str] = lambda ctx: _transcript(ctx, "# The file or directory:")  # noqa: E731
+    states = [
+        part("Init", CallTool(initial_tool(vocabulary), name="bash")),
+        part("Path", _pick("path", path_candidates, chooser, normalization="mean", prompt=path_prompt)),
+        part("Program", _pick("program", program_candidates(vocabulary), chooser)),
+        part("Head", _pick("head", head_candidates(vocabulary), chooser)),
+        part("More", _pick("more", lambda ctx: [END, PIPE], chooser)),
+        part("PipeProgram", _pick("pipe-program", pipe_program_candidates(vocabulary), chooser)),
+        part("Pipe", _pick("pipe", pipe_candidates(vocabulary), chooser)),
+        part("Run", CallTool(run_command, name="bash")),
+        part("Submit", CallTool(submit, name="bash")),
+        State("End", final=True),
+    ]
+    name = "stateflow-scoped" if chooser == "score" else f"stateflow-scoped-{chooser}"
+    return Flow(name=name, initial="Init", states=states, max_turns=8 * max_interactions + 10)

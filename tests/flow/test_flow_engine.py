@@ -135,7 +135,7 @@ async def test_visit_limit():
     llm = ScriptedLLM(["no", "no", "no"])
     result = await flow.run("t", llm=llm)
     assert result.exit_reason is ExitReason.VISIT_LIMIT
-    assert result.exit_state == "Work"  # the state whose limit stopped the run
+    assert result.exit_state == "Work"  # the last state entered (its third visit was refused)
     assert len(llm.requests) == 2
     assert result.trajectory == ("Work", "Work")  # it was not entered a third time: the trajectory says so
     entered = [e for e in result.events if e.kind == "state_entered"]

@@ -101,6 +101,8 @@ def open_flow_model(name: str | None, options: list[str]) -> LLM:
 def _printer(console: Console) -> Callable[[Event], None]:
     from rich.markup import escape
 
+    from statebound.flow.events import refused_by_limit
+
     colours = {"task": "bold", "instruction": "cyan", "llm": "green", "tool": "yellow", "human": "magenta"}
 
     def show(event: Event) -> None:
@@ -118,7 +120,8 @@ def _printer(console: Console) -> Callable[[Event], None]:
         elif kind == "transition_taken":
             console.print(f"[dim]=> {event.target}: {escape(event.reason)}[/]")  # type: ignore[union-attr]
         elif kind == "budget_hit":
-            console.print(f"[red]limit reached: {event.limit} {event.used}/{event.allowed} in {event.state}[/]")  # type: ignore[union-attr]
+            said = refused_by_limit([event.to_dict()]) or f"{event.limit} {event.used}/{event.allowed} in {event.state}"  # type: ignore[union-attr]
+            console.print(f"[red]limit reached: {escape(said)}[/]")
 
     return show
 

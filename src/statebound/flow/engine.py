@@ -98,23 +98,23 @@ async def execute(
             if step < 0:
                 name = state.name
                 ctx.state = name
-                limit = visit_limits.get(name)
-                if not state.final and limit is not None and visits.get(name, 0) >= limit:
-                    # refused: the run stops at the door (exit_state names the state, the trajectory
-                    # ends with the last state entered)
-                    ctx.emit(BudgetHit("visits", name, visits.get(name, 0) + 1, limit))
-                    reason = ExitReason.VISIT_LIMIT
-                    break
+                if not state.final:  # a limit stops the run at the door: the state is not entered,
+                    # the run ends in the last state that was (BudgetHit names the refused one)
+                    limit = visit_limits.get(name)
+                    if limit is not None and visits.get(name, 0) >= limit:
+                        ctx.emit(BudgetHit("visits", name, visits.get(name, 0) + 1, limit))
+                        reason = ExitReason.VISIT_LIMIT
+                        break
+                    if ctx.turn >= max_turns:
+                        ctx.emit(BudgetHit("turns", name, ctx.turn, max_turns))
+                        reason = ExitReason.TURN_LIMIT
+                        break
                 visit = visits[name] = visits.get(name, 0) + 1
                 trajectory.append(name)
                 if emit is not None:
                     emit(StateEntered(name, ctx.turn, visit))
                 if state.final:
                     reason = ExitReason.FINAL
-                    break
-                if ctx.turn >= max_turns:
-                    ctx.emit(BudgetHit("turns", name, ctx.turn, max_turns))
-                    reason = ExitReason.TURN_LIMIT
                     break
                 ctx.entered_at = len(ctx.history)
                 ctx.agent = state.agent
@@ -169,10 +169,11 @@ async def execute(
 def result_of(ctx: RunContext, trajectory: Sequence[str], reason: ExitReason, *,
               error: BaseException | None = None, pending: str | None = None,
               events: tuple[Any, ...] = ()) -> RunResult:
-    """The :class:`RunResult` of a run that stands where ``ctx`` does."""
+    """The :class:`RunResult` of a run that stands where ``ctx`` does, having entered the states of
+    ``trajectory`` (it ends in the last of them: ``ctx.state`` may name one a limit refused)."""
     return RunResult(
         task=ctx.task,
-        exit_state=ctx.state,
+        exit_state=trajectory[-1] if trajectory else ctx.state,
         exit_reason=reason,
         history=tuple(ctx.history),
         usage=ctx.usage,

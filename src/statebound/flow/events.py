@@ -10,6 +10,7 @@ and :mod:`statebound.flow.result` do not import each other.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal
 
@@ -22,6 +23,7 @@ __all__ = [
     "StateEntered",
     "StepEvent",
     "TransitionTaken",
+    "refused_by_limit",
 ]
 
 LimitKind = Literal["turns", "visits", "tokens", "rounds"]
@@ -88,7 +90,9 @@ class TransitionTaken:
 
 @dataclass(frozen=True, slots=True)
 class BudgetHit:
-    """A limit stopped the run: ``used`` reached ``allowed`` for ``limit`` in ``state``."""
+    """A limit stopped the run: ``used`` reached ``allowed`` for ``limit`` at ``state`` (for visits
+    and turns the state the run was about to enter and did not; for tokens and rounds the state
+    that was running)."""
 
     kind: ClassVar[str] = "budget_hit"
     limit: LimitKind
@@ -101,3 +105,14 @@ class BudgetHit:
 
 
 StepEvent = StateEntered | MessageAdded | SpeakerSelected | TransitionTaken | BudgetHit
+
+_REFUSING = {"visits": "its visit limit", "turns": "the turn limit"}
+
+
+def refused_by_limit(events: Iterable[Mapping[str, Any]]) -> str:
+    """From a run's events (as dicts), the state a visit or turn limit kept it out of, said in a
+    few words (``"B not entered: its visit limit is 2"``), or ``""`` when no such limit stopped it."""
+    for event in events:
+        if event.get("kind") == BudgetHit.kind and event.get("limit") in _REFUSING:
+            return f"{event['state']} not entered: {_REFUSING[event['limit']]} is {event['allowed']}"
+    return ""

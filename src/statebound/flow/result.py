@@ -43,7 +43,8 @@ class RunResult:
     ``usage`` sums every LLM call of the run (including transition and speaker choices);
     ``usage_by_state`` splits it by state; ``calls`` lists each call; ``cost`` is the run's cost
     in USD when :mod:`statebound.llm.pricing` knows every model used, else None.
-    ``trajectory`` lists the states entered, in order (the exit state last). ``error`` is set
+    ``trajectory`` lists the states entered, in order; ``exit_state`` is the last of them (a state
+    a visit or turn limit kept the run out of is not entered: the ``BudgetHit`` event names it). ``error`` is set
     when ``exit_reason`` is :attr:`ExitReason.ERROR`; ``pending`` is the question a paused run
     (:attr:`ExitReason.PAUSED`) waits on.
     """

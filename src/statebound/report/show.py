@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from statebound.bench.result import EpisodeResult
+from statebound.flow.events import refused_by_limit
 from statebound.report.metrics import group_label
 
 __all__ = ["choice_lines", "render_episode"]
@@ -56,10 +57,11 @@ def render_episode(result: EpisodeResult, *, console: Any = None, max_chars: int
 
     console = console or Console()
     outcome = "success" if result.success else "failure"
+    refused = refused_by_limit(result.events)
     console.rule(
         f"[bold]{result.task}[/] - {group_label({'agent': result.agent, 'model': result.model})} "
         f"seed {result.seed}: {outcome}, reward {result.reward:g}, {result.turns} turns, "
-        f"exit {result.exit_state} ({result.exit_reason.value})"
+        f"exit {result.exit_state} ({result.exit_reason.value}{'; ' + refused if refused else ''})"
     )
     if result.error:
         console.print(f"[red]crashed: {result.error}[/]")

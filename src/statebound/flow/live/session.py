@@ -112,15 +112,18 @@ def _context(machine: Machine, snapshot: Snapshot) -> RunContext:
     return ctx
 
 
-def _entered(snapshot: Snapshot) -> tuple[str, ...]:
-    """The states a stopped run entered (a run that stopped on entering a state entered it)."""
-    return snapshot.trajectory if snapshot.step >= 0 else (*snapshot.trajectory, snapshot.state)
+def _entered(snapshot: Snapshot, reason: ExitReason) -> tuple[str, ...]:
+    """The states a stopped run entered: a run that stopped at a state's door entered it only when
+    it was final (a visit or turn limit keeps the run out)."""
+    at_the_door = snapshot.step < 0
+    return (*snapshot.trajectory, snapshot.state) if at_the_door and reason is ExitReason.FINAL else snapshot.trajectory
 
 
 def _stored_result(machine: Machine, folded: Folded) -> RunResult:
     """The result a finished thread's run returned, read back (nothing runs)."""
     snapshot = folded.stored
-    return engine.result_of(_context(machine, snapshot), _entered(snapshot), ExitReason(folded.status))
+    reason = ExitReason(folded.status)
+    return engine.result_of(_context(machine, snapshot), _entered(snapshot, reason), reason)
 
 
 def _ask(machine: Machine, store: Checkpointer, thread: str, folded: Folded) -> RunResult:
@@ -135,7 +138,8 @@ def _ask(machine: Machine, store: Checkpointer, thread: str, folded: Folded) -> 
         body = encode({"q": question, "i": folded.tool})
         store.append(StoredCheckpoint(thread, folded.next_seq, "pause", snapshot.state, snapshot.turn,
                                       snapshot.step, snapshot.entered_at, "paused", body, time.time()))
-    return engine.result_of(_context(machine, snapshot), _entered(snapshot), ExitReason.PAUSED, pending=question)
+    return engine.result_of(_context(machine, snapshot), _entered(snapshot, ExitReason.PAUSED), ExitReason.PAUSED,
+                            pending=question)
 
 
 def _after_interrupted_tool(snapshot: Snapshot, tool: str, reply: str) -> Snapshot:

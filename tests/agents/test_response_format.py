@@ -14,14 +14,11 @@ from statebound.agents.bash.tools import action_from_reply, code_from_reply
 from statebound.agents.response_format import (
     code_block_grammar,
     parse_response_format,
-    require_grammar_support,
     thought_action_grammar,
 )
 from statebound.agents.sql import prompts as sql_prompts
 from statebound.agents.sql.tools import extract_action, extract_code
-from statebound.errors import DefinitionError, UnsupportedFeature
-from statebound.llm.base import Capabilities
-from statebound.llm.testing import ScriptedLLM
+from statebound.errors import DefinitionError
 
 STATEFLOW = thought_action_grammar()
 REACT = thought_action_grammar(numbered=True)
@@ -129,9 +126,6 @@ def test_options_and_capability_errors_name_the_option():
     assert parse_response_format("Grammar", benchmark="b") == "grammar"
     with pytest.raises(DefinitionError, match="format=free .* format=grammar"):
         parse_response_format("json", benchmark="intercode-sql")
-    with pytest.raises(UnsupportedFeature, match="intercode-bash option format=grammar"):
-        require_grammar_support(ScriptedLLM(), benchmark="intercode-bash")
-    require_grammar_support(ScriptedLLM(capabilities=Capabilities(grammar=True)), benchmark="b")
     with pytest.raises(DefinitionError, match="at least 1"):
         thought_action_grammar(command_chars=0)
     with pytest.raises(DefinitionError, match="language tag"):

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from statebound.errors import DefinitionError, UnsupportedFeature
-from statebound.llm.base import LLM
+from statebound.errors import DefinitionError
 
 __all__ = [
     "COMMAND_CHARS",
@@ -30,7 +29,6 @@ __all__ = [
     "ResponseFormat",
     "code_block_grammar",
     "parse_response_format",
-    "require_grammar_support",
     "thought_action_grammar",
 ]
 
@@ -83,18 +81,6 @@ def parse_response_format(value: object, *, benchmark: str) -> ResponseFormat:
             "default) or format=grammar (replies constrained by a GBNF grammar, local models)"
         )
     return text  # type: ignore[return-value]
-
-
-def require_grammar_support(llm: LLM, *, benchmark: str, needed_by: str | None = None) -> None:
-    """Raise :class:`UnsupportedFeature` when ``format=grammar`` (or ``needed_by``, an agent that
-    always decodes under grammars) meets a backend without grammars."""
-    if not llm.capabilities.grammar:
-        what, fix = ((f"{benchmark} agent {needed_by}", "or choose another agent") if needed_by
-                     else (f"{benchmark} option format=grammar", "or drop the option (format=free)"))
-        raise UnsupportedFeature(
-            f"{what} needs a model whose backend accepts GBNF grammars; {llm.model!r} does not. "
-            f"Use a llama.cpp model (e.g. --model smollm2, gguf:PATH) {fix}"
-        )
 
 
 def _check_bounds(*, thought_chars: int, command_chars: int) -> None:

@@ -3,7 +3,9 @@
 Nothing loads at import. The first request loads the model; one ``Llama`` per (file, options) is
 kept per process and shared by every :class:`LlamaCppLLM` on that file. A ``Llama`` is not
 thread-safe, so calls on it are serialized with a lock and run in a worker thread, which keeps the
-event loop free. Log-probabilities need ``logits_all=True`` (slower, more memory), so a second
+event loop free. When the coroutine awaiting a call is cancelled (a stopped run, a timeout), the
+thread stops at its next evaluation step (:mod:`statebound.llm.llama_cancel`) instead of finishing
+the call. Log-probabilities need ``logits_all=True`` (slower, more memory), so a second
 instance with it is loaded only when a request first asks for log-probabilities.
 
 Greedy requests with a grammar check the grammar against the model's first choice before the
@@ -40,6 +42,7 @@ from statebound.llm.base import (
     Usage,
 )
 from statebound.llm.lazy_grammar import lazy_grammar_sampling
+from statebound.llm.llama_cancel import cancellable
 from statebound.llm.llama_scoring import score_text
 from statebound.llm.model_files import llama_cpp_missing
 
@@ -208,14 +211,20 @@ class LlamaCppLLM:
         )
 
     async def complete(self, request: Request) -> Completion:
-        return await asyncio.to_thread(self.complete_blocking, request)
+        cancel = threading.Event()
+        try:
+            return await asyncio.to_thread(self.complete_blocking, request, cancel=cancel)
+        except asyncio.CancelledError:
+            cancel.set()  # the worker thread cannot be interrupted: it stops at its next step
+            raise
 
-    def complete_blocking(self, request: Request) -> Completion:
-        """The same as :meth:`complete`, in the calling thread (blocks it)."""
+    def complete_blocking(self, request: Request, *, cancel: threading.Event | None = None) -> Completion:
+        """The same as :meth:`complete`, in the calling thread (blocks it). Once ``cancel`` is set,
+        the call raises ``asyncio.CancelledError`` at its next evaluation step."""
         if request.score is not None:
-            return self._score(request)
+            return self._score(request, cancel)
         engine = _load(self.path, self.options, request.logprobs)
-        with engine.lock, lazy_grammar_sampling(engine.llama):
+        with engine.lock, cancellable(engine.llama, cancel), lazy_grammar_sampling(engine.llama):
             if request.grammar is not None:
                 _check_grammar(engine.llama, request.grammar)
             raws = [self._sample(engine.llama, request, i) for i in range(request.n)]
@@ -227,11 +236,11 @@ class LlamaCppLLM:
         )
         return Completion(choices=choices, usage=usage, model=self._model)
 
-    def _score(self, request: Request) -> Completion:
+    def _score(self, request: Request, cancel: threading.Event | None) -> Completion:
         """Each text of a ``score=`` request after the same context, one after the other on one
         model instance: the context is evaluated once and kept, each text costs its own tokens."""
         engine = _load(self.path, self.options, False)  # logits only where asked: no logits_all
-        with engine.lock:
+        with engine.lock, cancellable(engine.llama, cancel):
             if request.messages is not None:
                 context, add_bos = self._chat_context(engine.llama, request.messages)
             else:

@@ -79,7 +79,8 @@ class SignalStop:
     def run(self, main: Coroutine[Any, Any, T]) -> T:
         """``asyncio.run(main)``, except that a signal cancels ``main`` and raises
         :class:`RunInterrupted` once it has finished cancelling, without waiting for threads it
-        abandoned (``asyncio.to_thread`` calls of episodes in flight cannot be stopped)."""
+        abandoned (an ``asyncio.to_thread`` call in flight runs on unless its backend stops it, as
+        the embedded llama.cpp model does at its next evaluation step)."""
         if self.signum is not None:
             main.close()
             raise RunInterrupted(self.signum)

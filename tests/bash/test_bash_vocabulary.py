@@ -7,13 +7,14 @@ import pytest
 
 from statebound.agents.bash.reading import (
     extensions,
+    named_or_listed,
     named_paths,
     numbers,
     patterns,
     quoted,
     slot_values,
 )
-from statebound.agents.bash.scoped import MAX_FILLS, fill, named_or_listed
+from statebound.agents.bash.scoped import MAX_FILLS, fill
 from statebound.agents.bash.vocabulary import (
     Vocabulary,
     bundled_vocabulary,

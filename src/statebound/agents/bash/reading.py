@@ -9,10 +9,13 @@ templates of :mod:`statebound.agents.bash.vocabulary` with.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["SlotValues", "extensions", "named_paths", "numbers", "patterns", "quoted", "slot_values", "words_outside_paths"]
+__all__ = [
+    "SlotValues", "extensions", "named_or_listed", "named_paths", "numbers", "patterns", "quoted", "slot_values",
+    "words_outside_paths",
+]
 
 _QUOTED = re.compile(r"""(?:(?<=[\s(])|^)(["'`])(.+?)\1(?=[\s.,;:)]|$)""")
 _PATH = re.compile(r"(?<![\w$:/])(~?/[\w./~-]*[\w/]|[\w.-]+/[\w./-]*\w)")  # not a URL's //host
@@ -89,3 +92,12 @@ def slot_values(question: str, listed: Iterable[str] = ()) -> SlotValues:
     texts = [text for text in quoted(question) if not _GLOB.fullmatch(text) and not text.startswith(("/", "."))]
     return SlotValues(tuple(paths), tuple(patterns(question, extensions(listed))), tuple(dict.fromkeys(texts)),
                       tuple(numbers(question)))
+
+
+def named_or_listed(question: str, listed: Sequence[str]) -> list[str]:
+    """The paths ``question`` names: as it writes them (absolute), or listed in the sandbox
+    (``testbed/dir1`` as ``/testbed/dir1``, "the testbed directory" as ``/testbed``)."""
+    words = words_outside_paths(question)
+    paths = named_paths(question)
+    named = [p for p in paths if p.startswith(("/", "~")) and p in question]
+    return list(dict.fromkeys([*named, *(p for p in listed if p in paths or p.rsplit("/", 1)[-1] in words)]))

@@ -39,9 +39,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from statebound.agents.bash.reading import SlotValues, named_paths, slot_values, words_outside_paths
+from statebound.agents.bash.reading import SlotValues, named_or_listed, slot_values
 from statebound.agents.bash.tools import step_outcome
-from statebound.agents.bash.vocabulary import GLOB_IN_PATH, SLOTS, Vocabulary, program_of
+from statebound.agents.bash.vocabulary import (
+    GLOB_IN_PATH,
+    NUMBER,
+    PATH,
+    PATTERN,
+    SLOTS,
+    TEXT,
+    Vocabulary,
+    program_of,
+)
 from statebound.envs.bash import format_execute
 from statebound.flow import (
     CallTool,
@@ -67,7 +76,6 @@ __all__ = [
     "build_scoped",
     "fill",
     "init_command",
-    "named_or_listed",
     "next_part",
     "progress_of",
 ]
@@ -196,8 +204,9 @@ def init_command(programs: Sequence[str]) -> str:
 
 
 def initial_tool(vocabulary: Vocabulary) -> Callable[[RunContext], ToolResult]:
+    wanted = sorted({program_of(t) for t in (*vocabulary.heads, *vocabulary.pipes)})
+
     def look(ctx: RunContext) -> ToolResult:
-        wanted = sorted({program_of(t) for t in (*vocabulary.heads, *vocabulary.pipes)})
         result = _act(ctx, format_execute(init_command(wanted)))
         lines = (ctx.deps.last_output or "").splitlines()
         paths = [m[1] for line in lines if (m := _LISTED.match(line))]
@@ -227,10 +236,10 @@ def fill(template: str, values: SlotValues, path: str | None) -> list[str]:
     """``template`` with its slots filled in every way ``values`` and ``path`` allow (at most
     :data:`MAX_FILLS`); none when a slot has no value. Patterns and texts are quoted for the
     shell, but a pattern in a directory (``@PATH@/@PATTERN@``) is left for it to expand."""
-    pools = {SLOTS[0]: [path] if path else [], SLOTS[1]: [shlex.quote(p) for p in values.patterns],
-             SLOTS[2]: [shlex.quote(t) for t in values.texts], SLOTS[3]: list(values.numbers)}
+    pools = {PATH: [path] if path else [], PATTERN: [shlex.quote(p) for p in values.patterns],
+             TEXT: [shlex.quote(t) for t in values.texts], NUMBER: list(values.numbers)}
     if GLOB_IN_PATH in template:
-        pools[SLOTS[1]] = [p for p in values.patterns if _BARE_GLOB.match(p)]
+        pools[PATTERN] = [p for p in values.patterns if _BARE_GLOB.match(p)]
     words = template.split()
     slotted = [(i, slot) for i, word in enumerate(words) for slot in SLOTS if slot in word]
     filled = []
@@ -248,8 +257,8 @@ def _heads(vocabulary: Vocabulary, ctx: RunContext, now: Progress) -> list[str]:
     ``*.php`` files asks for them)."""
     values = _values(ctx, now)
     templates = [t for t in vocabulary.heads if program_of(t) in now.programs
-                 and (SLOTS[0] in t) == (now.path is not None)]
-    with_pattern = [t for t in templates if SLOTS[1] in t] if values.patterns else []
+                 and (PATH in t) == (now.path is not None)]
+    with_pattern = [t for t in templates if PATTERN in t] if values.patterns else []
     return list(dict.fromkeys(h for t in with_pattern or templates for h in fill(t, values, now.path)))
 
 
@@ -257,15 +266,6 @@ def _pipes(vocabulary: Vocabulary, ctx: RunContext, now: Progress) -> list[str]:
     values = _values(ctx, now)
     return list(dict.fromkeys(s for t in vocabulary.pipes if program_of(t) in now.programs
                               for s in fill(t, values, None) if s not in now.pipes))
-
-
-def named_or_listed(question: str, listed: Sequence[str]) -> list[str]:
-    """The paths ``question`` names: as it writes them (absolute), or listed in the sandbox
-    (``testbed/dir1`` as ``/testbed/dir1``, "the testbed directory" as ``/testbed``)."""
-    words = words_outside_paths(question)
-    paths = named_paths(question)
-    named = [p for p in paths if p.startswith(("/", "~")) and p in question]
-    return list(dict.fromkeys([*named, *(p for p in listed if p in paths or p.rsplit("/", 1)[-1] in words)]))
 
 
 def path_candidates(ctx: RunContext) -> list[str]:
@@ -338,6 +338,10 @@ def _transcript(ctx: RunContext, tail: str) -> str:
     return f"{EXAMPLES}# {' '.join(ctx.task.split())}\n{tail}"
 
 
+def _path_prompt(ctx: RunContext) -> str:
+    return _transcript(ctx, "# The file or directory:")
+
+
 def _command_prompt(ctx: RunContext) -> str:
     """``$`` and the command so far: nothing before Program and Head, through the stage being
     built and ``|`` before PipeProgram and Pipe."""
@@ -365,10 +369,9 @@ def build_scoped(*, chooser: ChoiceMethod = "score", max_interactions: int = 10,
     def part(name: str, output: Any) -> State:
         return State(name, outputs=[output], transitions=[onward])
 
-    path_prompt: Callable[[RunContext], str] = lambda ctx: _transcript(ctx, "# The file or directory:")  # noqa: E731
     states = [
         part("Init", CallTool(initial_tool(vocabulary), name="bash")),
-        part("Path", _pick("path", path_candidates, chooser, normalization="mean", prompt=path_prompt)),
+        part("Path", _pick("path", path_candidates, chooser, normalization="mean", prompt=_path_prompt)),
         part("Program", _pick("program", program_candidates(vocabulary), chooser)),
         part("Head", _pick("head", head_candidates(vocabulary), chooser)),
         part("More", _pick("more", lambda ctx: [END, PIPE], chooser)),

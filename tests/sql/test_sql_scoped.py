@@ -50,6 +50,11 @@ def run(task: str, llm, backend: SqliteBackend, agent: str = "stateflow-scoped")
     return result, env.score(), env
 
 
+def env_actions(result) -> list[str]:
+    """The actions the run sent to the environment, in order."""
+    return [e.data["action"] for e in result.history if isinstance(e.data, dict) and "action" in e.data]
+
+
 def queries(result) -> list[str]:
     return [e.data["query"] for e in result.history if isinstance(e.data, dict) and e.data.get("part") == "run"]
 
@@ -158,13 +163,19 @@ def test_no_rows_go_back_to_the_number_comparison_then_submit(sqlite_backend: Sq
 
 
 def test_a_table_without_the_questions_values_is_left_for_another(sqlite_backend: SqliteBackend) -> None:
-    # "What country is Jetblue Airways affiliated with?": airports holds no "Jetblue Airways"
+    # "What country is Jetblue Airways affiliated with?": airports holds no "Jetblue Airways"; the
+    # machine first tries joining airlines, whose columns share no key with airports, so airlines
+    # becomes the table (its columns already known: no second DESC)
     llm = preferring("airports", "airlines", "Country")
-    result, score, _ = run("42", llm, sqlite_backend)
-    assert [p.text for p in picks(result.history) if p.name == "table"] == ["airports", "airlines"]
-    assert result.trajectory[:8] == ("Init", "Table", "Describe", "Lookup", "Table", "Describe", "Lookup", "Match")
+    result, score, env = run("42", llm, sqlite_backend)
+    assert [(p.name, p.text) for p in picks(result.history)][:3] == [
+        ("table", "airports"), ("join", "airlines"), ("table", "airlines")]
+    assert result.trajectory[:10] == ("Init", "Table", "Describe", "Lookup", "Join", "Describe", "Table", "Describe",
+                                      "Lookup", "Match")
     assert queries(result) == ["SELECT `Country` FROM `airlines` WHERE `Airline` = 'JetBlue Airways'"]
     assert score.success
+    assert [a for a in env_actions(result) if a.startswith("execute[DESC")] == ["execute[DESC `airports`]",
+                                                                                "execute[DESC `airlines`]"]
 
 
 def test_the_random_control_needs_no_model_and_repeats(sqlite_backend: SqliteBackend) -> None:

@@ -79,6 +79,7 @@ class Reading:
     answer_words: str = ""  # "continent name", "maximum net worth"
     sort_words: str = ""  # "ordered by age from the oldest to the youngest", "the highest earnings"
     group_words: str = ""  # "each citizenship"
+    counted_words: str = ""  # what a count counts: "how many concerts play there", "at least two courses"
 
     @property
     def needs_measure(self) -> bool:
@@ -205,6 +206,7 @@ def read_question(question: str, *, tables: tuple[str, ...] = ()) -> Reading:
         sort = "DESC" if _has(_DESCENDING, text) else "ASC"
     superlative: Direction | None = None
     by_count = False
+    counted_words = _from(_has(_COUNT, text), text, words=5) if counted else ""
     if sort is None:
         most, least = _has(_MOST, text), _has(_LEAST, text)
         if most or least:
@@ -216,13 +218,15 @@ def read_question(question: str, *, tables: tuple[str, ...] = ()) -> Reading:
             by_count = (bool(re.fullmatch(_BY_COUNT, first.group(0), re.IGNORECASE)) and (
                 nxt in names or nxt in ("common", "frequent", "popular", "often", "times"))) or (
                 " ".join(following[:2]).lower() == "number of" and counted_noun in names)
+            if by_count:
+                counted_words = _from(first, text, words=4)
             if re.fullmatch(r"maximum|minimum", first.group(0), re.IGNORECASE):
                 superlative = None  # an aggregate, read above
     comparisons = _comparisons(text)
     having = next((c for c, counted_word in comparisons if counted_word in names), None)
     numbers = tuple(c for c, counted_word in comparisons if c is not having)
     if having is not None:
-        group = True
+        group, counted_words = True, having.words
     literals = _literals(text)
     count_at = _has(_COUNT + "|" + "|".join(p for p, _ in _AGGREGATES), text)
     group_at = _has(_GROUP, text)
@@ -247,4 +251,5 @@ def read_question(question: str, *, tables: tuple[str, ...] = ()) -> Reading:
         else _head(text),
         sort_words=_from(_has(_SORT, text) if sort else _has(f"{_MOST}|{_LEAST}", text), text),
         group_words=_from(group_at, text, words=4) if group else "",
+        counted_words=counted_words,
     )

@@ -8,7 +8,12 @@ the schema items, one :class:`~statebound.flow.Pick` at a time:
 
 - ``Init`` runs ``SHOW TABLES``; ``Table`` picks the table; ``Describe`` runs ``DESC`` on it;
 - ``Lookup`` (when the question names values) finds in one statement which text columns hold them;
-  ``Match`` picks, for each value found, the condition it stands for (``city = 'Aberdeen'``);
+- ``Join`` picks a second table when the first lacks something the question asks for: a value it
+  names (not found in the table), or a table its answer, group, order or counted words name
+  while no column of the first does. ``Describe`` runs ``DESC`` on it, ``Key`` picks the columns that link
+  the two (:mod:`statebound.agents.sql.joins`: foreign-key-like names), and ``Lookup`` finds the
+  missing values in it; from then on every column is offered as ``table.column`` from both;
+- ``Match`` picks, for each value found, the condition it stands for (``city = 'Aberdeen'``);
 - ``Answer`` picks the column(s) the question asks for (numeric ones under an aggregate);
   ``Group`` the column to group by; ``Compare`` the column each number is compared with;
   ``Sort`` the column to order by;
@@ -52,7 +57,10 @@ SYSTEM = "You are an expert on SQL databases. Answer with one item only."
 # as the full difference overrides the model where the question names the column plainly ("the name")
 CALIBRATION: dict[str, float] = {"answer": 0.75}
 MAX_TABLES = 2  # tables tried before giving up on finding a better one
-_PARTS = ("Table", "Describe", "Lookup", "Match", "Answer", "Group", "Compare", "Sort", "Run", "Submit")
+_PARTS = ("Table", "Describe", "Lookup", "Join", "Key", "Match", "Answer", "Group", "Compare", "Sort", "Run",
+          "Submit")
+# parts before them: another table, or a part filled again for the joined table
+_BACK = {"Describe": ["Table"], "Lookup": ["Table"], "Join": ["Describe"], "Key": ["Lookup", "Table"]}
 
 
 def progress(ctx: RunContext) -> Progress:
@@ -72,20 +80,30 @@ def show_tables(ctx: RunContext) -> ToolResult:
 
 
 def describe(ctx: RunContext) -> ToolResult:
-    table = progress(ctx).table or ""
+    """DESC the chosen table, or the joined one once the first is described."""
+    now = progress(ctx)
+    table = (now.join if now.join is not None and now.columns is not None else now.table) or ""
+    if table in now.described:  # a table joined without a key, chosen next: no second DESC
+        columns = now.described[table]
+        return ToolResult(f"Columns of {table}: {', '.join(c.name for c in columns)}",
+                          data={"part": "columns", "columns": [[c.name, c.type] for c in columns]})
     result = act(ctx, f"execute[DESC {quote(table)}]")
     columns = columns_of(parse_rows(result.output) or [])
     return _with(result, part="columns", columns=[[c.name, c.type] for c in columns])
 
 
 def look_up(ctx: RunContext) -> ToolResult:
+    """Which text columns hold the question's values: in the chosen table, or (once joined) the
+    values it lacks in the joined table."""
     now = progress(ctx)
-    text_columns = [c.name for c in now.columns or () if not c.numeric]
-    literals = now.values
+    in_join = now.joined and now.found is not None
+    table, columns = (now.join, now.join_columns) if in_join else (now.table, now.columns)
+    text_columns = [c.name for c in columns or () if not c.numeric]
+    literals = now.missing if in_join else now.values
     if not text_columns:
         return ToolResult("no text columns to look in", data={"part": "lookup", "found": []})
     phrases = list(dict.fromkeys(p for literal in literals for p in _phrases(literal)))
-    result = act(ctx, f"execute[{lookup_sql(now.table or '', text_columns, phrases)}]")
+    result = act(ctx, f"execute[{lookup_sql(table or '', text_columns, phrases)}]")
     found = []
     for column, value in ((str(r[0]), r[1]) for r in parse_rows(result.output) or [] if len(r) == 2):
         for literal in literals:
@@ -138,11 +156,11 @@ def answer_candidates(ctx: RunContext, *, named_first: bool = False) -> list[str
     """The columns not chosen yet, but those a value's condition uses (the question names their
     value, so it hardly asks for them); measurable ones under an aggregate, ids aside."""
     now = progress(ctx)
-    columns = list(now.columns or ())
+    columns = now.column_texts()
     if now.reading.aggregates:
-        columns = [c for c in columns if c.comparable and not _is_id(c.name)] or columns
+        columns = [(t, c) for t, c in columns if c.comparable and not _is_id(c.name)] or columns
     used = set(now.chosen("answer")) | {_column_of(c) for c in now.literal_conditions().values()}
-    return tier([c.name for c in columns if c.name not in used] or [c.name for c in columns],
+    return tier([t for t, _ in columns if t not in used] or [t for t, _ in columns],
                 now.reading.answer_words, named_first=named_first)
 
 
@@ -151,21 +169,25 @@ def _is_id(name: str) -> bool:
 
 
 def _column_of(condition: str) -> str:
-    return condition.split("`")[1] if condition.startswith("`") else condition
+    """The column text (``name`` or ``table.name``) a condition tests."""
+    match = re.match(r"`((?:[^`]|``)*)`(?:\.`((?:[^`]|``)*)`)?", condition)
+    if match is None:
+        return condition
+    return ".".join(part.replace("``", "`") for part in match.groups() if part is not None)
 
 
 def group_candidates(ctx: RunContext, *, named_first: bool = False) -> list[str]:
     now = progress(ctx)
-    return tier([c.name for c in now.columns or () if c.name not in now.chosen("answer")], _group_words(now),
+    return tier([t for t, _ in now.column_texts() if t not in now.chosen("answer")], _group_words(now),
                 named_first=named_first)
 
 
 def sort_candidates(ctx: RunContext, *, named_first: bool = False) -> list[str]:
     now = progress(ctx)
-    columns = list(now.columns or ())
+    columns = now.column_texts()
     if now.reading.superlative and not now.reading.sort:
-        columns = [c for c in columns if c.comparable] or columns
-    return tier([c.name for c in columns], now.reading.sort_words, named_first=named_first)
+        columns = [(t, c) for t, c in columns if c.comparable] or columns
+    return tier([t for t, _ in columns], now.reading.sort_words, named_first=named_first)
 
 
 def match_candidates(ctx: RunContext) -> list[str]:
@@ -184,8 +206,32 @@ def compare_candidates(ctx: RunContext) -> list[str]:
         return []
     comparison = now.reading.numbers[index]
     tried = set(now.chosen("compare"))
-    columns = [c for c in now.columns or () if c.comparable] or list(now.columns or ())
-    return [text for c in columns if (text := f"{quote(c.name)} {comparison.op} {comparison.value}") not in tried]
+    columns = [(t, c) for t, c in now.column_texts() if c.comparable] or now.column_texts()
+    return [text for t, _ in columns if (text := f"{now.ref(t)} {comparison.op} {comparison.value}") not in tried]
+
+
+def join_candidates(ctx: RunContext) -> list[str]:
+    """The tables the question's words name (when they name one), else every other table."""
+    now = progress(ctx)
+    return _tables_named_elsewhere(now) or [t for t in now.tables if t != now.table and t not in now.tried_tables]
+
+
+def key_candidates(ctx: RunContext) -> list[str]:
+    now = progress(ctx)
+    return [key.text(now.table or "", now.join or "") for key in now.keys()]
+
+
+def _tables_named_elsewhere(now: Progress) -> list[str]:
+    """Other tables named by the words of the answer, the group, the order or what is counted,
+    where those words name no column of the chosen table ("for each stadium" asked of
+    ``concert``, "how many concerts" of ``stadium``)."""
+    columns = [c.name for c in now.columns or ()]
+    others = [t for t in now.tables if t != now.table]
+    found: list[str] = []
+    for words in (now.reading.answer_words, _group_words(now), now.reading.sort_words, now.reading.counted_words):
+        if words and not named(columns, words):
+            found += named(others, words)
+    return list(dict.fromkeys(found))
 
 
 def _pending_literal(now: Progress) -> str | None:
@@ -215,6 +261,13 @@ def _may_try_another_table(now: Progress, *, max_actions: int) -> bool:
     return len(now.tried_tables) + 1 < MAX_TABLES and now.actions + 3 < max_actions and len(now.tables) > 1
 
 
+def _wants_join(now: Progress, *, max_actions: int) -> bool:
+    """No table joined yet, the chosen one lacks a value or a named table, and the environment's
+    actions suffice to describe another table, look in it, run and submit."""
+    return (now.join is None and bool(now.missing or _tables_named_elsewhere(now))
+            and len(now.tables) > 1 and now.actions + 4 < max_actions)
+
+
 def next_part(ctx: RunContext, *, max_actions: int) -> str:
     """The first part the query still lacks, in the order of the module docstring."""
     now = progress(ctx)
@@ -227,7 +280,15 @@ def next_part(ctx: RunContext, *, max_actions: int) -> str:
     reading = now.reading
     if now.values and now.found is None:
         return "Lookup"
-    if now.values and not now.found and _may_try_another_table(now, max_actions=max_actions):
+    if _wants_join(now, max_actions=max_actions):
+        return "Join"
+    if now.join is not None and now.join_columns is None:
+        return "Describe"
+    if now.join is not None and now.key is None and now.keys():
+        return "Key"
+    if now.joined and now.missing and now.join_found is None:
+        return "Lookup"
+    if now.values and not now.all_found() and _may_try_another_table(now, max_actions=max_actions):
         return "Table"  # none of the question's values is in this table: it is likely the wrong one
     if any(lit not in now.literal_conditions() for lit in now.literals):
         return "Match"
@@ -275,6 +336,8 @@ def _prompt(ask: str, focus: Focus | None, *, schema: bool = True) -> tuple[
         lines = []
         if schema and now.table is not None:
             lines.append(f"Table {now.table} has columns: {', '.join(c.name for c in now.columns or ())}")
+            if now.join is not None and now.join_columns is not None:
+                lines.append(f"Table {now.join} has columns: {', '.join(c.name for c in now.join_columns)}")
         lines.append(f"Question: {'N/A' if blind else ctx.task}")
         words = focus(now) if focus is not None else ""
         if words:
@@ -328,10 +391,10 @@ def build_scoped(*, chooser: ChoiceMethod = "score", named_first: bool = False, 
 
     def part(name: str, output: Any) -> State:
         """A state whose next state is the first part still missing: one after it (the parts are
-        filled in order), itself again (a part chosen several times), or Table from Lookup."""
+        filled in order), itself again (a part chosen several times), or one before it (_BACK)."""
         later = list(_PARTS[_PARTS.index(name) + 1:]) if name in _PARTS else ["Table"]
         again = [name] if name in ("Match", "Answer", "Compare") else []
-        back = ["Table"] if name == "Lookup" else []
+        back = _BACK.get(name, [])
         onward = choose(next_missing_part, targets=[*back, *again, *later, "End"], catch_all=True)
         return State(name, outputs=[output], transitions=[onward])
 
@@ -340,6 +403,8 @@ def build_scoped(*, chooser: ChoiceMethod = "score", named_first: bool = False, 
         part("Table", _pick("table", among(table_candidates), "Table:", chooser, schema=False)),
         part("Describe", CallTool(describe, name="sql")),
         part("Lookup", CallTool(look_up, name="sql")),
+        part("Join", _pick("join", join_candidates, "Join with table:", chooser)),
+        part("Key", _pick("key", key_candidates, "Join on:", chooser)),
         part("Match", _pick("match", match_candidates, "Condition:", chooser)),
         part("Answer", _pick("answer", among(answer_candidates), "Column:", chooser,
                              focus=lambda n: n.reading.answer_words)),

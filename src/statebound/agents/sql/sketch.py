@@ -91,10 +91,13 @@ def lookup_sql(table: str, columns: Sequence[str], phrases: Sequence[str], *, li
 
 @dataclass(frozen=True, slots=True)
 class Sketch:
-    """A single-table query, part by part (expressions already written as SQL)."""
+    """A query over one table, or two joined ``ON`` a key, part by part (expressions already
+    written as SQL)."""
 
     table: str
     select: tuple[str, ...]
+    join: str | None = None  # the second table
+    on: str | None = None  # the join's key, as SQL
     distinct: bool = False
     where: tuple[str, ...] = ()
     either: bool = False  # the conditions are joined by OR
@@ -105,6 +108,8 @@ class Sketch:
 
     def sql(self) -> str:
         parts = [f"SELECT {'DISTINCT ' if self.distinct else ''}{', '.join(self.select)} FROM {quote(self.table)}"]
+        if self.join is not None:
+            parts.append(f"JOIN {quote(self.join)} ON {self.on}")
         if self.where:
             parts.append("WHERE " + (" OR " if self.either else " AND ").join(self.where))
         if self.group:

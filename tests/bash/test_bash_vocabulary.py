@@ -87,6 +87,13 @@ def test_the_question_supplies_paths_strings_numbers_and_patterns():
     assert values.texts == ("FAIL",) and values.paths[-1] == "/var/app/x.log"
 
 
+def test_a_number_is_read_with_its_unit_the_way_the_vocabulary_slots_it():
+    question = "Remove files greater than 1KB in /system, the 3 largest, not file2 or version 2.5"
+    assert numbers(question) == ["1", "3"]
+    assert stage_template("find /system -size +1k -delete", question, head=True) == "find @PATH@ -size +@N@k -delete"
+    assert fill("find @PATH@ -size +@N@k -delete", slot_values(question), "/system")[0] == "find /system -size +1k -delete"
+
+
 def test_filling_a_template_tries_each_value_of_each_slot_and_needs_every_slot():
     values = slot_values('Find "a*" and "b*" files in /x modified 3 or 9 days ago')
     assert fill("find @PATH@ -name @PATTERN@", values, "/x") == ["find /x -name 'a*'", "find /x -name 'b*'"]

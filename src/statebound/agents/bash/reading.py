@@ -19,7 +19,7 @@ __all__ = [
 
 _QUOTED = re.compile(r"""(?:(?<=[\s(])|^)(["'`])(.+?)\1(?=[\s.,;:)]|$)""")
 _PATH = re.compile(r"(?<![\w$:/])(~?/[\w./~-]*[\w/]|[\w.-]+/[\w./-]*\w)")  # not a URL's //host
-_NUMBER = re.compile(r"(?<![\w.])(\d+)(?![\w]|\.\d)")
+_NUMBER = re.compile(r"(?<![\w.])(\d+)(?![\w.]*\d)")  # a unit may follow ("1KB"); not part of a name or version
 _GLOB = re.compile(r"(?<![\w])(\*?\.?[\w*?-]*[*?][\w.*?-]*)")
 _EXTENSION = re.compile(r"(?<![\w*])\.(\w{1,5})\b")
 _WORD = re.compile(r"[A-Za-z]+")
@@ -59,7 +59,8 @@ def words_outside_paths(question: str) -> set[str]:
 
 
 def numbers(question: str) -> list[str]:
-    """The whole numbers the question gives, in order, each once."""
+    """The whole numbers the question gives, in order, each once: "5" of "the 5 largest", "1"
+    of "greater than 1KB"; not those in names or versions ("file1", "2.5", "v1.2")."""
     return list(dict.fromkeys(_NUMBER.findall(question)))
 
 

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from statebound.agents.bash.reading import numbers as question_numbers
 from statebound.envs.bash.testbed import BashTask, load_tasks
 
 __all__ = [
@@ -136,10 +137,6 @@ def _in_question(text: str, question: str) -> bool:
     return len(text) >= 2 and text.lower() in question.lower()
 
 
-def _numbers_in(question: str) -> set[str]:
-    return set(re.findall(r"(?<![\w.])(\d+)(?![\w.]*\d)", question))
-
-
 def _slotted(word: str, question: str, numbers: set[str]) -> str | None:
     """``word`` with its task detail replaced by a slot, or None for a path (the caller decides)."""
     if _is_path(word):
@@ -166,7 +163,7 @@ def stage_template(stage: str, question: str, *, head: bool) -> str | None:
     words = _words(stage)
     if not words or "=" in words[0] or _is_path(words[0]):
         return None
-    numbers = _numbers_in(question)
+    numbers = set(question_numbers(question))
     out, paths, in_exec = [words[0]], 0, False
     for word in words[1:]:
         if in_exec:

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/sql_scoped_joins.py RUN_DIR [RUN_DIR ...]
 
-RUN_DIR is a run directory made by ``statebound eval intercode-sql`` (its ``trajectories/``), e.g.
+RUN_DIR is a run directory made by ``statebound eval intercode-sql`` (its store, ``run.sqlite``), e.g.
 ``benchmarks/records/extensions/sql-scoped/stateflow-scoped``. For each agent found it prints
 tasks and successes by gold shape (one table; two tables joined; three or more; nested;
 ``EXCEPT``/``INTERSECT``/``UNION``), then for the two-table gold joins how often the machine
@@ -13,12 +13,12 @@ case aside), and how many of its joins were on tasks whose gold query has none.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from statebound.bench.store import RunStore
 from statebound.envs.sql import load_tasks
 
 SHAPES = ("one table", "two tables", "three or more", "nested", "set operation")
@@ -70,27 +70,30 @@ def main() -> None:
     args = parser.parse_args()
     gold = {task.id: task.gold for task in load_tasks()}
     for run in args.runs:
-        for agent_dir in sorted((run / "trajectories").iterdir()):
-            tasks, solved, joined, pair, key, spurious, shapes_seen = Counter(), Counter(), 0, 0, 0, 0, Counter()
-            for path in sorted(agent_dir.glob("*/seed*/*.json")):
-                record = json.loads(path.read_text())
-                episode, built = record["episode"], joins_built(record["events"])
-                kind = shape(gold[episode["task"]])
+        with RunStore(run, create=False, read_only=True) as store:
+            episodes = list(store.iter_trajectories())
+        for agent in sorted({episode.agent for episode in episodes}):
+            tasks: Counter[str] = Counter()
+            solved: Counter[str] = Counter()
+            joined = pair = key = spurious = two_tables = 0
+            for episode in (e for e in episodes if e.agent == agent):
+                built = joins_built(episode.events)
+                kind = shape(gold[episode.task])
                 tasks[kind] += 1
-                solved[kind] += bool(episode["success"])
-                if kind == "two tables" and (expected := gold_join(gold[episode["task"]])) is not None:
-                    shapes_seen[kind] += 1
+                solved[kind] += episode.success
+                if kind == "two tables" and (expected := gold_join(gold[episode.task])) is not None:
+                    two_tables += 1
                     joined += bool(built)
                     pair += any(tables == expected[0] for tables, _ in built)
                     key += any(columns == expected[1] for _, columns in built)
                 elif kind == "one table":
                     spurious += bool(built)
-            print(f"{run} ({agent_dir.name}): solved / tasks by gold shape")
+            print(f"{run} ({agent}): solved / tasks by gold shape")
             for kind in SHAPES:
                 if tasks[kind]:
                     print(f"  {kind:14} {solved[kind]:3} / {tasks[kind]}")
             print(f"  two-table gold joins: {joined} joined, {pair} the gold tables, {key} on the gold key, "
-                  f"of {shapes_seen['two tables']}; joins on one-table tasks: {spurious} of {tasks['one table']}")
+                  f"of {two_tables}; joins on one-table tasks: {spurious} of {tasks['one table']}")
 
 
 if __name__ == "__main__":

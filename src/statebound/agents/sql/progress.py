@@ -3,10 +3,10 @@
 Every fact lives in the history, where the machine's tools and choices put it: the tables
 (``SHOW TABLES``), the chosen table and its columns (``DESC``), the literal values found in it,
 the table joined to it with its columns, values and key, the choices made since the table was
-chosen, and the queries run. :func:`progress_of` folds the
-history into a :class:`Progress`; :meth:`Progress.sketch` assembles the query from it, the
-question's :class:`~statebound.agents.sql.reading.Reading` giving the shape and the choices the
-parts. Nothing is kept outside the history, so a run's state is always what its history says.
+chosen, and the queries run. :func:`progress_of` folds the history into a :class:`Progress`;
+:meth:`Progress.sketch` assembles the query from it, the question's
+:class:`~statebound.agents.sql.reading.Reading` giving the shape and the choices the parts.
+Nothing is kept outside the history, so a run's state is always what its history says.
 """
 
 from __future__ import annotations

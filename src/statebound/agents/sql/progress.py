@@ -59,8 +59,9 @@ class Progress:
 
     @property
     def joined(self) -> bool:
-        """The query joins a second table (one was chosen, described, and a key chosen)."""
-        return self.key is not None and any(k.text(self.table or "", self.join or "") == self.key for k in self.keys())
+        """The query joins a second table: a key was chosen (among :meth:`keys`, which cannot
+        change until another table is chosen, and that clears the key)."""
+        return self.key is not None
 
     def column_texts(self) -> list[tuple[str, Column]]:
         """The columns in scope as the chooser sees them: bare names, or ``table.column`` once
@@ -70,13 +71,17 @@ class Progress:
         return [(f"{table}.{c.name}", c) for table, columns in ((self.table, self.columns), (self.join, self.join_columns))
                 for c in columns or ()]
 
+    def _split(self, text: str) -> tuple[str | None, str]:
+        """A column's text (:meth:`column_texts`) as (its table once joined, else None; its name)."""
+        for table in (self.table, self.join) if self.joined else ():
+            if table is not None and text.startswith(table + "."):
+                return table, text[len(table) + 1:]
+        return None, text
+
     def ref(self, text: str) -> str:
         """A column's text (:meth:`column_texts`) as SQL."""
-        if self.joined:
-            for table in (self.table, self.join):
-                if table is not None and text.startswith(table + "."):
-                    return f"{quote(table)}.{quote(text[len(table) + 1:])}"
-        return quote(text)
+        table, name = self._split(text)
+        return quote(name) if table is None else f"{quote(table)}.{quote(name)}"
 
     def _column_text(self, table: str, column: str) -> str:
         return f"{table}.{column}" if self.joined else column
@@ -152,10 +157,7 @@ class Progress:
 
     def _bare(self, text: str) -> str:
         """A column's name without its table."""
-        for table in (self.table, self.join) if self.joined else ():
-            if table is not None and text.startswith(table + "."):
-                return text[len(table) + 1:]
-        return text
+        return self._split(text)[1]
 
     # -- the query ---------------------------------------------------------------------------
     def sketch(self) -> Sketch:

@@ -93,6 +93,20 @@ def test_find_runs_looks_below_and_says_when_there_is_none(tmp_path):
         find_runs([tmp_path / "empty"])
 
 
+def test_a_file_that_is_not_a_store_is_named_not_a_traceback(tmp_path):
+    (tmp_path / "plots").mkdir()
+    (tmp_path / "plots" / "run.sqlite").touch()  # an empty file, as a stray tool leaves one
+    with pytest.raises(RunNotFound, match=r"plots/run.sqlite is not a run store \(no episodes or run table\)"):
+        run_progress(tmp_path / "plots")
+    assert (tmp_path / "plots" / "run.sqlite").stat().st_size == 0  # read, not written
+    other = sqlite3.connect(tmp_path / "other.sqlite")
+    other.execute("CREATE TABLE run (key TEXT)")
+    other.close()
+    (tmp_path / "other.sqlite").rename(tmp_path / "plots" / "run.sqlite")
+    with pytest.raises(RunNotFound, match=r"no episodes table"):
+        RunStore(tmp_path / "plots", read_only=True)
+
+
 def test_status_command_on_a_finished_toy_run(tmp_path):
     runner = CliRunner()
     toy = ["eval", "toy", "-m", "function:statebound.benchmarks.toy:oracle", "-O", "count=5", "--no-progress", "--no-plots"]

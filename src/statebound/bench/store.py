@@ -114,6 +114,7 @@ class RunStore:
         try:
             if read_only:
                 self._db = _reader(self.path)
+                _check_schema(self._db, self.path)
                 return
             self.run_dir.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
@@ -263,6 +264,16 @@ def _reader(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, timeout=30)
     db.execute("SELECT count(*) FROM sqlite_master").fetchone()
     return db
+
+
+def _check_schema(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse a database without the store's tables (an empty file, another program's database)."""
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    missing = sorted({"run", "episodes"} - tables)
+    if missing:
+        db.close()
+        raise RunNotFound(f"{path} is not a run store (no {' or '.join(missing)} table); "
+                          "remove it, or pass a directory made by 'statebound eval'")
 
 
 class _Transaction:

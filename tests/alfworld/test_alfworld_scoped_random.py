@@ -10,6 +10,7 @@ from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
 from statebound.llm.base import Usage, chat
 from statebound.llm.testing import ScriptedLLM
+from statebound.report.figures import choices_made
 
 GRAMMAR = choice_grammar([f"go to drawer {n}" for n in range(1, 9)])
 
@@ -42,3 +43,8 @@ async def test_the_control_plays_a_real_game_within_the_scopes_without_the_model
     assert silent.requests == [] and result.error is None and result.prompt_tokens == 0
     assert result.error_rate == 0.0 and 0 < len(actions) <= 20  # every action admissible, within the budget
     assert actions == [e["content"] for e in again.trajectory if e["role"] == "assistant"]
+    # every action is a choice among the offered commands, counted as such in reports (Choices/ep)
+    choices = [e["choice"] for e in result.trajectory if e["role"] == "assistant"]
+    assert [c["candidates"][c["picked"]] for c in choices] == actions
+    assert all(c["method"] == "grammar" and len(c["candidates"]) >= 1 for c in choices)
+    assert choices_made(result.trajectory) == len(actions)

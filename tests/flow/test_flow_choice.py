@@ -7,6 +7,7 @@ import pytest
 
 from statebound.errors import DefinitionError, ModelOutputError, UnsupportedFeature
 from statebound.flow import (
+    CallLLM,
     CallTool,
     ExitReason,
     Flow,
@@ -17,6 +18,7 @@ from statebound.flow import (
     always,
     check_flow,
     choice_grammar,
+    is_choice_grammar,
     last_pick,
     offered,
     picks,
@@ -181,6 +183,32 @@ def test_choice_grammar_round_trips_quotes_and_backslashes():
         choice_grammar([])
     with pytest.raises(ValueError, match="not a choice grammar"):
         offered('start ::= "x"')
+
+
+async def test_a_call_held_to_a_choice_grammar_is_recorded_as_a_choice():
+    replies = iter(["green", " blue\n", "purple"])  # a candidate, one with spaces, a backend ignoring the grammar
+    llm = FunctionLLM(lambda request: next(replies), capabilities=Capabilities(chat=True, grammar=True))
+    flow = Flow(name="call", initial="Ask", states=[
+        State("Ask", outputs=[CallLLM(grammar=lambda ctx: choice_grammar(COLOURS))] * 3,
+              transitions=[(always(), "End")]),
+        State("End", final=True),
+    ])
+    result = await flow.run("sky", llm=llm)
+    assert [p.index for p in picks(result.history, "Ask")] == [1, 2, None]
+    assert result.history[1].data == {"choice": {"name": "Ask", "method": "grammar", "candidates": COLOURS,
+                                                 "scores": None, "picked": 1}}
+
+
+async def test_other_grammars_and_no_grammar_record_no_choice():
+    grammars = iter(['root ::= "a" tail\ntail ::= "b"', None, 'root ::= "x" | [a-z]+'])
+    llm = FunctionLLM(lambda request: "ab", capabilities=Capabilities(chat=True, grammar=True))
+    flow = Flow(name="call", initial="Ask", states=[
+        State("Ask", outputs=[CallLLM(grammar=lambda ctx: next(grammars))] * 3, transitions=[(always(), "End")]),
+        State("End", final=True),
+    ])
+    result = await flow.run("x", llm=llm)
+    assert [e.data for e in result.history if e.source == "llm"] == [None, None, None]
+    assert not is_choice_grammar('root ::= "x" | [a-z]+') and is_choice_grammar(choice_grammar(["x", "y|z"]))
 
 
 def test_a_pick_after_a_tool_keeps_tool_ok_and_tool_failed_exhaustive():

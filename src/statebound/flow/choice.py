@@ -57,6 +57,8 @@ __all__ = [
     "Picked",
     "PromptFn",
     "choice_grammar",
+    "grammar_choice",
+    "is_choice_grammar",
     "last_pick",
     "offered",
     "picks",
@@ -66,6 +68,8 @@ ChoiceMethod = Literal["score", "grammar", "random"]
 PromptFn = Callable[[RunContext], str | Sequence[Message]]
 _METHODS = ("score", "grammar", "random")
 _GRAMMAR_HEAD = "root ::= "
+_LITERAL = r'"(?:[^"\\]|\\.)*"'
+_CHOICE_GRAMMAR = re.compile(re.escape(_GRAMMAR_HEAD) + f"{_LITERAL}(?: \\| {_LITERAL})*")
 
 
 def choice_grammar(candidates: Sequence[str]) -> str:
@@ -79,7 +83,24 @@ def offered(grammar: str) -> list[str]:
     """The candidates of a :func:`choice_grammar`, read back from its GBNF."""
     if not grammar.startswith(_GRAMMAR_HEAD):
         raise ValueError(f"not a choice grammar: {grammar[:60]!r}")
-    return [json.loads(literal) for literal in re.findall(r'"(?:[^"\\]|\\.)*"', grammar)]
+    return [json.loads(literal) for literal in re.findall(_LITERAL, grammar)]
+
+
+def is_choice_grammar(grammar: str) -> bool:
+    """``grammar`` is exactly a :func:`choice_grammar` (one rule, an alternation of literals)."""
+    return _CHOICE_GRAMMAR.fullmatch(grammar) is not None
+
+
+def grammar_choice(name: str, grammar: str | None, reply: str) -> Picked | None:
+    """The choice a reply held to ``grammar`` made, when ``grammar`` is a choice grammar (the
+    reply, stripped, among its candidates; ``index`` None if the backend ignored the grammar)."""
+    if grammar is None or not is_choice_grammar(grammar):
+        return None
+    candidates = tuple(offered(grammar))
+    for text in (reply, reply.strip()):
+        if text in candidates:
+            return Picked(name, "grammar", candidates, None, candidates.index(text))
+    return Picked(name, "grammar", candidates, None, None)
 
 
 @dataclass(frozen=True, slots=True)

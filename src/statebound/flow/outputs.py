@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from statebound.errors import DefinitionError
 from statebound.flow.agent import Agent
+from statebound.flow.choice import grammar_choice
 from statebound.flow.context import RunContext
 from statebound.llm.base import LLM, Message, Request
 
@@ -75,7 +76,9 @@ class CallLLM:
     ``render(ctx) -> messages`` replaces the default history-to-messages mapping
     (:func:`statebound.flow.history.to_messages`, via ``ctx.messages()``). ``grammar`` is a GBNF
     string, or ``grammar(ctx) -> GBNF or None`` to compute it for each call from the run (say, the
-    actions the environment accepts now).
+    actions the environment accepts now). A :func:`~statebound.flow.choice.choice_grammar` makes the
+    reply a choice, recorded in ``entry.data["choice"]`` as a ``Pick(method="grammar")`` records
+    its own (named after the state), so reports count it among the choices.
     """
 
     llm: LLM | None = None
@@ -90,17 +93,21 @@ class CallLLM:
 
     async def run(self, ctx: RunContext) -> None:
         messages = ctx.messages() if self.render is None else tuple(self.render(ctx))
+        grammar = self.grammar(ctx) if callable(self.grammar) else self.grammar
         request = Request(
             messages=messages,
             stop=tuple(self.stop),
             max_tokens=self.max_tokens,
             temperature=self.temperature,
-            grammar=self.grammar(ctx) if callable(self.grammar) else self.grammar,
+            grammar=grammar,
             seed=None if self.seed is None else self.seed + ctx.visits.get(ctx.state, 1) - 1,
         )
         completion = await ctx.complete(request, llm=self.llm)
         name = ctx.speaker or (ctx.agent.name if ctx.agent is not None else None)
-        ctx.add("assistant", completion.text, "llm", name=name, usage=completion.usage)
+        # a reply held to a choice grammar is a choice: recorded as a grammar Pick's is
+        choice = grammar_choice(ctx.state, grammar, completion.text)
+        ctx.add("assistant", completion.text, "llm", name=name, usage=completion.usage,
+                data=None if choice is None else choice.to_data())
 
     @property
     def label(self) -> str:

@@ -75,6 +75,22 @@ def test_breakdown_and_comparison(run_dir):
     assert comparison.prompt_ratio == 1.0  # both agents used the same prompt tokens per task
 
 
+def test_breakdown_rows_follow_the_order_the_benchmark_declares(tmp_path):
+    # first seen: hard, unrated, extra, easy; intercode-sql declares easy, medium, hard, extra
+    levels = {"t1": "hard", "t2": "unrated", "t3": "extra", "t4": "easy"}
+    config = RunConfig(benchmark="intercode-sql", agents=("A", "B"), models=(ModelSpec("m"),), task_ids=tuple(levels))
+    with RunStore(tmp_path) as store:
+        store.start(config, resume=False)
+        for position, (agent, task) in enumerate((a, t) for a in ("B", "A") for t in levels):
+            result = EpisodeResult(task=task, agent=agent, model="m", reward=0.0, success=False, turns=1,
+                                   meta={"hardness": levels[task]})
+            store.save(result, benchmark="intercode-sql", position=position)
+    rows = build_report(load_runs([tmp_path])).breakdowns["hardness"]
+    assert [(s.group["agent"], s.group["hardness"]) for s in rows] == [
+        ("B", "easy"), ("B", "hard"), ("B", "extra"), ("B", "unrated"),
+        ("A", "easy"), ("A", "hard"), ("A", "extra"), ("A", "unrated")]
+
+
 def test_comparison_gives_the_prompt_token_ratio_on_shared_tasks(tmp_path):
     """The papers' cost claim (StateFlow at about 0.3x ReAct's prompt tokens) as a column."""
     from statebound.report.tables import to_markdown

@@ -143,13 +143,16 @@ class Benchmark(ABC, Generic[OptionsT]):
 
     Subclasses set ``name``, ``summary``, ``Options`` (their :class:`BenchmarkOptions`) and,
     where they differ from the defaults, ``default_max_turns``, ``report_columns`` (extra report
-    columns, :class:`~statebound.report.columns.MetaColumn`) and ``renamed_options``."""
+    columns, :class:`~statebound.report.columns.MetaColumn`), ``breakdown_order`` (the order of a
+    task meta key's values in report breakdowns; others follow as first seen) and
+    ``renamed_options``."""
 
     name: ClassVar[str]
     summary: ClassVar[str]
     Options: ClassVar[type[BenchmarkOptions]]
     default_max_turns: ClassVar[int | None] = 10
     report_columns: ClassVar[tuple[Any, ...]] = ()
+    breakdown_order: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     renamed_options: ClassVar[Mapping[str, str]] = {}  # an old option -> what replaced it
 
     def __init__(self, options: OptionsT) -> None:

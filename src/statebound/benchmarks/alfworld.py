@@ -19,7 +19,7 @@ from pydantic import Field
 
 from statebound.bench.contract import Benchmark, FormatOptions, Grade, Task
 from statebound.bench.trace import Trace
-from statebound.envs.alfworld import AlfworldEnv, list_games
+from statebound.envs.alfworld import TASK_TYPES, AlfworldEnv, list_games
 from statebound.report.columns import MetaColumn
 
 __all__ = ["Alfworld", "AlfworldOptions"]
@@ -36,6 +36,7 @@ class Alfworld(Benchmark[AlfworldOptions]):
     Options = AlfworldOptions
     default_max_turns = 50
     renamed_options: ClassVar[Mapping[str, str]] = {"max_steps": "--max-turns"}
+    breakdown_order: ClassVar[Mapping[str, tuple[str, ...]]] = {"task_type": TASK_TYPES}
     # accuracies are per episode; weighting by tracked steps gives the share of all steps
     report_columns = (
         MetaColumn("state_accuracy", "State acc %", scale=100, weight="state_steps"),

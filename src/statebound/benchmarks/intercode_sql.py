@@ -11,8 +11,8 @@ as StateFlow's Table 1 counts them (:mod:`statebound.envs.intercode_tally`). The
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -36,6 +36,7 @@ class InterCodeSql(Benchmark[SqlOptions]):
     summary = "1034 Spider text-to-SQL tasks on SQLite or MariaDB (InterCode-SQL)"
     Options = SqlOptions
     report_columns = (INVALID_ACTIONS,)  # the grade's meta has invalid_actions (the environment's count)
+    breakdown_order: ClassVar[Mapping[str, tuple[str, ...]]] = {"hardness": ("easy", "medium", "hard", "extra")}
 
     def __init__(self, options: SqlOptions) -> None:
         super().__init__(options)

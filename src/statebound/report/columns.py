@@ -22,7 +22,8 @@ from typing import Any, Literal
 from statebound.bench.result import EpisodeResult
 from statebound.errors import DefinitionError
 
-__all__ = ["CHOICES", "INVALID_ACTIONS", "MetaColumn", "column_value", "group_value", "merge_columns", "report_columns"]
+__all__ = ["CHOICES", "INVALID_ACTIONS", "MetaColumn", "column_value", "group_value", "breakdown_orders", "merge_columns",
+           "report_columns"]
 
 Aggregate = Literal["mean", "sum"]
 
@@ -125,8 +126,8 @@ def merge_columns(groups: Iterable[Sequence[MetaColumn]]) -> tuple[MetaColumn, .
     return tuple(merged.values())
 
 
-def report_columns(names: Iterable[str]) -> tuple[MetaColumn, ...]:
-    """The extra report columns of the benchmarks ``names`` (merged, each key once).
+def _declared(names: Iterable[str], attribute: str) -> list[tuple[str, Any]]:
+    """``(name, value of attribute)`` of each registered benchmark among ``names``, once each.
 
     A benchmark that cannot be loaded is skipped with a warning: the report still renders."""
     from statebound.bench.registry import benchmark_class, benchmark_names
@@ -137,11 +138,27 @@ def report_columns(names: Iterable[str]) -> tuple[MetaColumn, ...]:
         if name not in registered:  # a benchmark of another installation, or made by hand
             continue
         try:
-            columns = benchmark_class(name).report_columns
+            found.append((name, getattr(benchmark_class(name), attribute)))
         except DefinitionError as exc:
-            warnings.warn(f"no extra report columns for {name}: {exc}", stacklevel=2)
-            continue
+            warnings.warn(f"no {attribute} for {name}: {exc}", stacklevel=3)
+    return found
+
+
+def report_columns(names: Iterable[str]) -> tuple[MetaColumn, ...]:
+    """The extra report columns of the benchmarks ``names`` (merged, each key once)."""
+    found = []
+    for name, columns in _declared(names, "report_columns"):
         if not all(isinstance(column, MetaColumn) for column in columns):
             raise DefinitionError(f"benchmark {name!r}: report_columns must be a tuple of MetaColumn")
         found.append(columns)
     return merge_columns(found)
+
+
+def breakdown_orders(names: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """The order in which the benchmarks ``names`` list the values of their breakdown keys
+    (``hardness``: easy, medium, hard, extra); the first benchmark to declare a key wins."""
+    orders: dict[str, tuple[str, ...]] = {}
+    for _, declared in _declared(names, "breakdown_order"):
+        for key, values in declared.items():
+            orders.setdefault(key, tuple(values))
+    return orders

@@ -22,7 +22,7 @@ from statebound.bench.store import RunStore
 from statebound.errors import DefinitionError, StateboundError
 from statebound.exits import ExitReason
 from statebound.report import grid
-from statebound.report.columns import CHOICES, MetaColumn, report_columns
+from statebound.report.columns import CHOICES, MetaColumn, breakdown_orders, report_columns
 from statebound.report.figures import choices_made
 from statebound.report.metrics import Summary, group_value, summarize
 from statebound.report.repetition import Repetition, summarize_repetition
@@ -198,13 +198,15 @@ def build_report(
     ``columns`` defaults to those the runs' benchmarks declare (their ``report_columns``); Choices/ep
     joins them when some episode made a choice. A ``breakdown_keys`` entry no episode has is an error."""
     results = [r for run in runs for r in run.results]
+    benchmarks = [run.config.benchmark for run in runs if run.config is not None]
     if columns is None:
-        columns = report_columns(run.config.benchmark for run in runs if run.config is not None)
+        columns = report_columns(benchmarks)
     columns = _with_choices(columns, results)
     keys: tuple[str, ...] = (("run",) if _run_tells_apart(runs) else ()) + ("agent", "model")
     main = summarize(results, by=keys, columns=columns)
+    orders = breakdown_orders(benchmarks)
     breakdowns = {
-        key: summarize(results, by=keys + (key,), columns=columns)
+        key: _in_order(summarize(results, by=keys + (key,), columns=columns), keys, key, orders.get(key, ()))
         for key in _breakdown_keys(results, breakdown_keys)
     }
     comparisons = []
@@ -214,6 +216,17 @@ def build_report(
             comparisons.append(found)
     repetition = summarize_repetition(results, by=keys)
     return Report(keys, main, breakdowns, comparisons, tuple(columns), repetition)
+
+
+def _in_order(summaries: list[Summary], keys: tuple[str, ...], key: str, order: Sequence[str]) -> list[Summary]:
+    """Breakdown rows grouped as first seen by ``keys``, and within a group by ``key``'s values in
+    ``order`` (values it does not name after, as first seen)."""
+    groups: dict[tuple[Any, ...], int] = {}
+    for summary in summaries:
+        groups.setdefault(tuple(summary.group[k] for k in keys), len(groups))
+    rank = {value: i for i, value in enumerate(order)}
+    return sorted(summaries, key=lambda s: (groups[tuple(s.group[k] for k in keys)],
+                                            rank.get(str(s.group[key]), len(order))))
 
 
 def _with_choices(columns: Sequence[MetaColumn], results: Sequence[EpisodeResult]) -> list[MetaColumn]:

@@ -4,6 +4,7 @@ import hashlib
 
 import pytest
 
+from statebound.benchmarks.intercode_sql import InterCodeSql, SqlOptions
 from statebound.envs.base import Environment
 from statebound.envs.sql import SqlEnvironment, load_tasks
 from statebound.envs.sql.sqlite_backend import SqliteBackend
@@ -62,6 +63,23 @@ def test_gold_query_scores_one_and_error_scores_zero(env: SqlEnvironment) -> Non
     env.step("submit")
     # one failed of two commands and the submit: StateFlow's Table 1 counts the submit
     assert env.score().reward == 0.0 and env.score().metrics["error_rate"] == 1 / 3
+
+
+def test_the_score_says_whether_the_gold_result_tells_queries_apart(sqlite_backend: SqliteBackend) -> None:
+    """Task 404 counts rows of an empty wta_1 table: a count of nothing matches its gold 0."""
+    benchmark = InterCodeSql(SqlOptions())
+    found = {}
+    for task_id, query in (("404", "SELECT count(*) FROM players WHERE 1 = 0"), ("3", "SELECT 1")):
+        env = SqlEnvironment(backend=sqlite_backend)
+        env.reset(task_id)
+        env.step(f"execute[{query}]")
+        task = next(t for t in benchmark.tasks() if t.id == task_id)
+        found[task_id] = (env.score(), benchmark.grade(env, task, trace=None).meta)  # type: ignore[arg-type]
+        env.close()
+    (trivial, trivial_meta), (real, real_meta) = found["404"], found["3"]
+    assert trivial.success and trivial.metrics["gold_informative"] == 0.0
+    assert "informative_success" not in trivial_meta  # left out of SR % (gold has values)
+    assert not real.success and real.metrics["gold_informative"] == 1.0 and real_meta["informative_success"] is False
 
 
 def test_nothing_executed_scores_zero_and_invalid_actions_do_not_count(env: SqlEnvironment) -> None:

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from statebound.envs.sql.reward import shared_in_order, sql_reward
+from statebound.envs.sql.reward import informative, shared_in_order, sql_reward
 
 
 def test_identical_rows_score_one() -> None:
@@ -62,3 +62,10 @@ def test_rows_compare_as_python_strings() -> None:
 
 def test_shared_in_order_keeps_own_order_and_counts() -> None:
     assert shared_in_order(["b", "a", "b", "c", "b"], Counter({"b": 2, "a": 1})) == ["b", "a", "b"]
+
+
+def test_a_gold_result_of_nothing_is_not_informative() -> None:
+    # what a query that finds nothing returns: no rows, a count of 0, a NULL aggregate
+    assert not informative([]) and not informative([(0,)]) and not informative([(None,), (None,)])
+    assert not informative([("",)]) and not informative(None)
+    assert informative([(0, "Aberdeen")]) and informative([(3,)]) and informative([(None,), (0.5,)])

@@ -19,7 +19,15 @@ from pydantic import Field
 from statebound.bench.contract import Benchmark, FormatOptions, Grade, Task
 from statebound.bench.trace import Trace
 from statebound.envs.sql import Backend, SqlEnvironment, load_tasks, open_backend
-from statebound.report.columns import INVALID_ACTIONS
+from statebound.report.columns import INVALID_ACTIONS, MetaColumn
+
+# Upstream scores an empty result against an empty gold result as a success, and a count of 0
+# against a gold 0: on tasks whose gold result holds nothing else, a query that finds nothing wins.
+INFORMATIVE_SUCCESS = MetaColumn(
+    "informative_success", "SR % (gold has values)", scale=100, essential=True,
+    note="success rate over the episodes whose gold result holds a value other than 0, NULL or empty text; on "
+         "the others (an empty table, a condition no row meets) any query that finds nothing scores 1 (crashed "
+         "episodes and runs stored before 2026-11-25 have no value)")
 
 __all__ = ["InterCodeSql", "SqlOptions"]
 
@@ -35,7 +43,7 @@ class InterCodeSql(Benchmark[SqlOptions]):
     name = "intercode-sql"
     summary = "1034 Spider text-to-SQL tasks on SQLite or MariaDB (InterCode-SQL)"
     Options = SqlOptions
-    report_columns = (INVALID_ACTIONS,)  # the grade's meta has invalid_actions (the environment's count)
+    report_columns = (INVALID_ACTIONS, INFORMATIVE_SUCCESS)  # both from the grade's meta (the environment's counts)
     breakdown_order: ClassVar[Mapping[str, tuple[str, ...]]] = {"hardness": ("easy", "medium", "hard", "extra")}
 
     def __init__(self, options: SqlOptions) -> None:
@@ -50,6 +58,8 @@ class InterCodeSql(Benchmark[SqlOptions]):
 
     def grade(self, env: SqlEnvironment, task: Task, trace: Trace) -> Grade:
         score = env.score()
-        metrics = dict(score.metrics)
+        metrics: dict[str, Any] = dict(score.metrics)
+        if metrics.pop("gold_informative"):
+            metrics[INFORMATIVE_SUCCESS.key] = score.success
         return Grade(reward=score.reward, success=score.success, turns=int(metrics.pop("turns")),
                      error_rate=metrics.pop("error_rate"), meta=metrics)

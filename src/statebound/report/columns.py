@@ -73,8 +73,8 @@ INVALID_ACTIONS = MetaColumn("invalid_actions", "Invalid/ep", essential=True,
 # Read from trajectories when reports load them (:func:`statebound.report.tables.load_runs`), for any
 # benchmark: shown when some episode made a choice.
 CHOICES = MetaColumn("choices", "Choices/ep", missing=0.0, essential=True,
-                     note="mean choices per episode made by choice states (flow Pick states: candidates scored "
-                          "or generated, one picked)")
+                     note="mean choices per episode made by choice states (a flow Pick, or a model call held to a "
+                          "choice grammar: candidates scored or generated, one picked)")
 
 
 def group_value(result: EpisodeResult, key: str) -> Any:

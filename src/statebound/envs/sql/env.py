@@ -10,7 +10,7 @@ from statebound.envs.base import Score, StepResult
 from statebound.envs.intercode_tally import ActionTally
 from statebound.envs.sql.actions import INVALID_ACTION_OBSERVATION, format_observation, parse_action
 from statebound.envs.sql.backend import Backend, QueryFailed, Rows, Session
-from statebound.envs.sql.reward import sql_reward
+from statebound.envs.sql.reward import informative, sql_reward
 from statebound.envs.sql.tasks import SqlTask, load_tasks
 from statebound.errors import DefinitionError
 
@@ -142,6 +142,7 @@ class SqlEnvironment:
             "executed": float(tally.executed),
             "failed": float(tally.failed),
             "invalid_actions": float(tally.invalid),
+            "gold_informative": float(informative(gold_rows)),
         }
         return Score(reward=reward, success=reward == 1, metrics=metrics)
 

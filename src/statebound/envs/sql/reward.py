@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["shared_in_order", "sql_reward"]
+__all__ = ["informative", "shared_in_order", "sql_reward"]
 
 
 def sql_reward(agent_rows: Sequence[Any] | None, gold_rows: Sequence[Any] | None) -> float:
@@ -58,3 +58,11 @@ def shared_in_order(items: Sequence[str], shared: Counter[str]) -> list[str]:
             remaining[item] -= 1
             kept.append(item)
     return kept
+
+
+def informative(gold_rows: Sequence[Any] | None) -> bool:
+    """Whether a gold result tells queries apart: some value in it is not 0, NULL or empty. A
+    query that finds nothing returns no rows, a count of 0 or a NULL aggregate, and so matches
+    every other gold result (an empty table's, a condition no row meets)."""
+    return any(value not in (0, None, "")
+               for row in gold_rows or () for value in (row if isinstance(row, tuple | list) else (row,)))

@@ -7,6 +7,8 @@ import shutil
 import pytest
 from bash_doubles import needs_sandbox
 
+from statebound.bench.contract import Task
+from statebound.benchmarks.intercode_bash import BashOptions, InterCodeBash
 from statebound.envs.base import Environment
 from statebound.envs.bash import BashEnv, Sandbox, get_task, load_tasks
 from statebound.envs.bash import sandbox as sandbox_module
@@ -98,6 +100,24 @@ def test_reward_follows_file_system_changes(env):
     env.step("execute[touch /workspace/extra.txt]")
     _, parts = env.grade()
     assert parts.extra == (("workspace/extra.txt", "??"),) and parts.p1 == 0.05
+
+
+def test_the_score_says_whether_doing_nothing_would_already_succeed(env):
+    # 2-23's gold removes files named "temp" that do not exist: it changes and prints nothing
+    assert get_task("2-23").gold == 'find /system -name "temp" -type f -delete'
+    env.reset("2-23")
+    env.step("execute[true]")
+    nothing = env.score()
+    assert nothing.success and nothing.metrics["gold_informative"] == 0.0
+    env.reset("3-59")  # its gold makes a hard link: doing nothing misses it
+    env.step("execute[true]")
+    assert not env.score().success and env.score().metrics["gold_informative"] == 1.0
+    benchmark = InterCodeBash(BashOptions())
+    for task_id, informative in (("2-23", False), ("3-59", True)):
+        env.reset(task_id)
+        env.step("execute[true]")
+        meta = benchmark.grade(env, Task(task_id, get_task(task_id).query), trace=None).meta  # type: ignore[arg-type]
+        assert ("informative_success" in meta) is informative  # SR % (informative) counts 3-59 only
 
 
 def test_missing_bubblewrap_is_a_clear_error(monkeypatch):

@@ -78,7 +78,7 @@ def test_the_score_says_whether_the_gold_result_tells_queries_apart(sqlite_backe
         env.close()
     (trivial, trivial_meta), (real, real_meta) = found["404"], found["3"]
     assert trivial.success and trivial.metrics["gold_informative"] == 0.0
-    assert "informative_success" not in trivial_meta  # left out of SR % (gold has values)
+    assert "informative_success" not in trivial_meta  # left out of SR % (informative)
     assert not real.success and real.metrics["gold_informative"] == 1.0 and real_meta["informative_success"] is False
 
 

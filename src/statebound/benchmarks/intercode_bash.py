@@ -21,7 +21,7 @@ from pydantic import Field
 from statebound.bench.contract import Benchmark, FormatOptions, Grade, Task
 from statebound.bench.trace import Trace
 from statebound.envs.bash import BashEnv, load_tasks
-from statebound.report.columns import INVALID_ACTIONS
+from statebound.report.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
 
 __all__ = ["BashOptions", "InterCodeBash"]
 
@@ -36,7 +36,7 @@ class InterCodeBash(Benchmark[BashOptions]):
     name = "intercode-bash"
     summary = "200 NL2Bash tasks in a bubblewrap sandbox (InterCode-Bash)"
     Options = BashOptions
-    report_columns = (INVALID_ACTIONS,)
+    report_columns = (INVALID_ACTIONS, INFORMATIVE_SUCCESS)
 
     def tasks(self) -> Sequence[Task]:
         return [Task(id=t.id, question=t.query, meta={"fs": t.fs}) for t in load_tasks()]
@@ -48,6 +48,9 @@ class InterCodeBash(Benchmark[BashOptions]):
         if not env.submitted:  # the turn limit was reached: submit the episode as it stands
             env.submit_at_limit()
         score, parts = env.grade()
+        meta: dict[str, Any] = {"p1": parts.p1, "p2": parts.p2, "p3": parts.p3, "missing": len(parts.missing),
+                                "extra": len(parts.extra), "invalid_actions": env.tally.invalid}
+        if score.metrics["gold_informative"]:
+            meta[INFORMATIVE_SUCCESS.key] = score.success
         return Grade(reward=score.reward, success=score.success, turns=env.turns, error_rate=env.error_rate,
-                     meta={"p1": parts.p1, "p2": parts.p2, "p3": parts.p3, "missing": len(parts.missing),
-                           "extra": len(parts.extra), "invalid_actions": env.tally.invalid})
+                     meta=meta)

@@ -19,15 +19,7 @@ from pydantic import Field
 from statebound.bench.contract import Benchmark, FormatOptions, Grade, Task
 from statebound.bench.trace import Trace
 from statebound.envs.sql import Backend, SqlEnvironment, load_tasks, open_backend
-from statebound.report.columns import INVALID_ACTIONS, MetaColumn
-
-# Upstream scores an empty result against an empty gold result as a success, and a count of 0
-# against a gold 0: on tasks whose gold result holds nothing else, a query that finds nothing wins.
-INFORMATIVE_SUCCESS = MetaColumn(
-    "informative_success", "SR % (gold has values)", scale=100, essential=True,
-    note="success rate over the episodes whose gold result holds a value other than 0, NULL or empty text; on "
-         "the others (an empty table, a condition no row meets) any query that finds nothing scores 1 (crashed "
-         "episodes and runs stored before 2026-11-25 have no value)")
+from statebound.report.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
 
 __all__ = ["InterCodeSql", "SqlOptions"]
 

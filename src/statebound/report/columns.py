@@ -22,7 +22,7 @@ from typing import Any, Literal
 from statebound.bench.result import EpisodeResult
 from statebound.errors import DefinitionError
 
-__all__ = ["CHOICES", "INVALID_ACTIONS", "MetaColumn", "column_value", "group_value", "breakdown_orders", "merge_columns",
+__all__ = ["CHOICES", "INFORMATIVE_SUCCESS", "INVALID_ACTIONS", "MetaColumn", "column_value", "group_value", "breakdown_orders", "merge_columns",
            "report_columns"]
 
 Aggregate = Literal["mean", "sum"]
@@ -69,6 +69,17 @@ INVALID_ACTIONS = MetaColumn("invalid_actions", "Invalid/ep", essential=True,
                              note="mean actions per episode the environment could not read as an action (no "
                                   "command, no submit): nothing ran and the observation said so; they count as "
                                   "turns but are not in Error %")
+
+# For benchmarks whose upstream reward lets doing nothing succeed on some tasks (InterCode's SQL: a
+# gold result of no rows, 0 or NULL; Bash: a gold command that changes no file and whose output an
+# empty one matches): the success rate over the other tasks. A benchmark declares this column and
+# sets the key in the meta of the episodes on those tasks.
+INFORMATIVE_SUCCESS = MetaColumn(
+    "informative_success", "SR % (informative)", scale=100, essential=True,
+    note="success rate over the episodes on informative tasks: those where doing nothing (SQL: a query that "
+         "finds nothing; Bash: a command that changes nothing and prints nothing) does not already score 1, as "
+         "upstream's reward lets it on the others (crashed episodes, and runs stored before this column, have no "
+         "value: benchmarks/informative.py works it out for those)")
 
 # Read from trajectories when reports load them (:func:`statebound.report.tables.load_runs`), for any
 # benchmark: shown when some episode made a choice.

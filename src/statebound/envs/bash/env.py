@@ -145,8 +145,12 @@ class BashEnv:
                 agent_changes=agent_changes, gold_changes=gold_changes,
                 agent_output=self._last_output, gold_output=gold_output, md5_agrees=md5_agrees,
             )  # fmt: skip
+        # what a command that changes nothing and prints nothing would score (no change in common,
+        # so no checksum is compared): upstream's reward gives some tasks full marks for that
+        nothing = bash_reward(agent_changes=(), gold_changes=gold_changes, agent_output="",
+                              gold_output=gold_output, md5_agrees=lambda path: True)
         metrics = {"error_rate": self.error_rate, "p1": reward.p1, "p2": reward.p2, "p3": reward.p3,
-                   "executed": float(self.tally.executed)}  # fmt: skip
+                   "executed": float(self.tally.executed), "gold_informative": float(not nothing.success)}  # fmt: skip
         return Score(reward=reward.reward, success=reward.success, metrics=metrics), reward
 
     def _cap(self, text: str) -> str:

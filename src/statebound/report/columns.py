@@ -22,8 +22,8 @@ from typing import Any, Literal
 from statebound.bench.result import EpisodeResult
 from statebound.errors import DefinitionError
 
-__all__ = ["CHOICES", "INFORMATIVE_SUCCESS", "INVALID_ACTIONS", "MetaColumn", "column_value", "group_value", "breakdown_orders", "merge_columns",
-           "report_columns"]
+__all__ = ["CHOICES", "INFORMATIVE_SUCCESS", "INVALID_ACTIONS", "MetaColumn", "breakdown_orders", "column_value",
+           "group_value", "merge_columns", "report_columns"]
 
 Aggregate = Literal["mean", "sum"]
 

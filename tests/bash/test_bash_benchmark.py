@@ -34,6 +34,7 @@ def test_registry_builds_the_benchmark():
         "stateflow-scoped",
         "stateflow-scoped-random",
         "gold",
+        "nothing",
         "replay",
     }
 
@@ -89,6 +90,16 @@ def test_gold_and_replay_oracles(tmp_path):
     ]
     crashed = _episode(benchmark, "1-0", "replay")
     assert crashed.exit_reason is ExitReason.CRASHED and "no line for task" in str(crashed.error)
+
+
+@pytest.mark.integration
+@needs_sandbox
+def test_the_nothing_baseline_wins_exactly_where_doing_nothing_scores_one():
+    benchmark = load_benchmark("intercode-bash")
+    free = _episode(benchmark, "2-23", "nothing")  # its gold removes files that do not exist
+    assert (free.success, free.turns, free.prompt_tokens) == (True, 2, 0) and "informative_success" not in free.meta
+    missed = _episode(benchmark, "3-59", "nothing")  # its gold makes a link
+    assert not missed.success and missed.meta["informative_success"] is False
 
 
 @pytest.mark.integration

@@ -97,12 +97,17 @@ def _gold(setup: Setup[BashOptions]) -> PlayActions:
     return PlayActions("Gold", [format_execute(get_task(setup.task.id).gold), "submit"], limit=1)
 
 
+def _nothing(setup: Setup[BashOptions]) -> PlayActions:
+    return PlayActions("Nothing", [format_execute(NO_OP), "submit"], limit=1)
+
+
 def _replay(setup: Setup[BashOptions]) -> PlayActions:
     path = str(setup.options.replay)
     return PlayActions("Replay", replay_for(_replays(path), setup.task.id, path), limit=setup.max_turns or 10)
 
 
 QUESTION = "Question: "  # how StateFlow's runner labels the task
+NO_OP = "true"  # the command of the ``nothing`` baseline: it changes nothing and prints nothing
 
 AGENTS: dict[str, AgentSpec[BashOptions]] = {
     "stateflow": _model_agent(build_stateflow, "StateFlow's Bash machine as the authors run it (paper 000, 4.2)",
@@ -124,6 +129,8 @@ AGENTS: dict[str, AgentSpec[BashOptions]] = {
     "stateflow-scoped-random": _scoped_agent("random", "extension: stateflow-scoped with seeded random choices "
                                              "(the control)"),
     "gold": AgentSpec(build=_gold, summary="oracle: runs the gold command and submits", uses_model=False),
+    "nothing": AgentSpec(build=_nothing, summary="baseline: runs 'true' (no change, no output) and submits: what "
+                         "upstream's reward gives doing nothing", uses_model=False),
     "replay": AgentSpec(build=_replay, summary="oracle: runs recorded actions (-O replay=FILE)", uses_model=False,
                         check=_needs_replay_file),
 }

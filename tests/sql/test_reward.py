@@ -65,7 +65,8 @@ def test_shared_in_order_keeps_own_order_and_counts() -> None:
 
 
 def test_a_gold_result_of_nothing_is_not_informative() -> None:
-    # what a query that finds nothing returns: no rows, a count of 0, a NULL aggregate
-    assert not informative([]) and not informative([(0,)]) and not informative([(None,), (None,)])
-    assert not informative([("",)]) and not informative(None)
-    assert informative([(0, "Aberdeen")]) and informative([(3,)]) and informative([(None,), (0.5,)])
+    # what a query that finds nothing returns: no rows, or one row of a count of 0 and NULL aggregates
+    assert not informative([]) and not informative(None) and not informative([(0,)]) and not informative([(0, None)])
+    assert informative([(0, "Aberdeen")]) and informative([(3,)]) and informative([("",)])
+    assert informative([(None,), (None,)])  # two rows: a query that finds nothing returns at most one
+    assert sql_reward([(None,)], [(None,), (None,)]) < 1

@@ -61,8 +61,13 @@ def shared_in_order(items: Sequence[str], shared: Counter[str]) -> list[str]:
 
 
 def informative(gold_rows: Sequence[Any] | None) -> bool:
-    """Whether a gold result tells queries apart: some value in it is not 0, NULL or empty. A
-    query that finds nothing returns no rows, a count of 0 or a NULL aggregate, and so matches
-    every other gold result (an empty table's, a condition no row meets)."""
-    return any(value not in (0, None, "")
-               for row in gold_rows or () for value in (row if isinstance(row, tuple | list) else (row,)))
+    """Whether a gold result tells queries apart from one that finds nothing. Such a query returns
+    no rows, or one row of aggregates over nothing (a count of 0, NULL for the others), and
+    matches a gold result of that kind exactly (an empty table's, a condition no row meets)."""
+    rows = list(gold_rows or ())
+    if not rows:
+        return False
+    if len(rows) > 1:
+        return True
+    row = rows[0] if isinstance(rows[0], tuple | list) else (rows[0],)
+    return any(value not in (0, None) for value in row)

@@ -97,10 +97,15 @@ def grammar_choice(name: str, grammar: str | None, reply: str) -> Picked | None:
     if grammar is None or not is_choice_grammar(grammar):
         return None
     candidates = tuple(offered(grammar))
+    return Picked(name, "grammar", candidates, None, _reply_index(reply, candidates))
+
+
+def _reply_index(reply: str, candidates: Sequence[str]) -> int | None:
+    """The candidate a reply held to their choice grammar names (as is, or stripped), or None."""
     for text in (reply, reply.strip()):
         if text in candidates:
-            return Picked(name, "grammar", candidates, None, candidates.index(text))
-    return Picked(name, "grammar", candidates, None, None)
+            return candidates.index(text)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,9 +261,8 @@ class Pick:
         request = self._request(ctx, grammar=choice_grammar(candidates), max_tokens=longest, temperature=0.0)
         completion = await ctx.complete(request, llm=self.llm)
         reply = completion.text
-        for text in (reply, reply.strip()):
-            if text in candidates:
-                return candidates.index(text), completion
+        if (index := _reply_index(reply, candidates)) is not None:
+            return index, completion
         raise ModelOutputError(
             f"state {ctx.state!r}: the reply {reply[:80]!r} to Pick {self.name!r} is none of its "
             f"{len(candidates)} candidates; the backend may have ignored the grammar")

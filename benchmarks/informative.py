@@ -8,9 +8,10 @@ that changes no file and prints nothing matches a gold command that changes noth
 sees and prints nothing (or a command that finds nothing). Runs stored since 2026-11-25 carry
 this in each episode's meta (the report's "SR % (informative)"); for older stores this script
 works it out again from each task's gold command on a fresh database or sandbox (the
-environment's ``gold_informative`` metric). For every agent of every run it prints the successes
-on all tasks, on the informative ones and on the others. A PATH is a run directory of
-``intercode-sql`` or ``intercode-bash``, or a folder of them (a record).
+environment's ``gold_informative`` metric; ``statebound report --informative`` does the same for
+its tables). For every agent of every run it prints the successes on all tasks, on the informative
+ones and on the others. A PATH is a run directory of ``intercode-sql`` or ``intercode-bash``, or a
+folder of them (a record).
 """
 
 from __future__ import annotations
@@ -18,25 +19,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from statebound.bench.registry import benchmark_class
+from statebound.bench.informative import informative_tasks
 from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
 from statebound.report.status import find_runs
-
-
-def informative_tasks(benchmark: str, task_ids: set[str]) -> set[str]:
-    """The tasks among ``task_ids`` on which doing nothing does not score 1."""
-    kind = benchmark_class(benchmark)
-    env = kind(kind.Options()).make_env(max_turns=None)
-    try:
-        found = set()
-        for task_id in sorted(task_ids):
-            env.reset(task_id)
-            if env.score().metrics["gold_informative"]:
-                found.add(task_id)
-        return found
-    finally:
-        env.close()
 
 
 def solved(results: list[EpisodeResult]) -> str:

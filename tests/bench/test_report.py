@@ -111,6 +111,39 @@ def test_comparison_gives_the_prompt_token_ratio_on_shared_tasks(tmp_path):
     assert "p-tokens A/B" in to_markdown(report) and "| 0.50x |" in to_markdown(report)
 
 
+def test_comparison_is_tested_again_on_informative_tasks(tmp_path):
+    """Tasks doing nothing solves (no informative_success key) leave the second McNemar test: on all
+    six tasks flow and nothing split 1 against 2, on the four informative ones 1 against 0."""
+    from statebound.report.tables import to_markdown
+
+    config = RunConfig(benchmark="hand", agents=("flow", "nothing"), models=(ModelSpec("m"),),
+                       task_ids=tuple(f"t{i}" for i in range(6)))
+    solved = {"flow": {"t0", "t1"}, "nothing": {"t1", "t4", "t5"}}  # t4, t5: doing nothing solves them
+    with RunStore(tmp_path) as store:
+        store.start(config, resume=False)
+        for position, (agent, task) in enumerate((a, f"t{i}") for a in solved for i in range(6)):
+            success = task in solved[agent]
+            crashed = agent == "flow" and task == "t3"  # a crash leaves no key; the other episode settles it
+            meta = {} if task in {"t4", "t5"} or crashed else {"informative_success": success}
+            store.save(EpisodeResult(task=task, agent=agent, model="m", success=success, turns=1, meta=meta),
+                       benchmark="hand", position=position)
+    report = build_report(load_runs([tmp_path]))
+    (comparison,) = report.comparisons
+    assert (comparison.paired, comparison.mcnemar.only_a, comparison.mcnemar.only_b) == (6, 1, 2)
+    assert comparison.informative_paired == 4
+    assert comparison.informative is not None
+    assert (comparison.informative.only_a, comparison.informative.only_b) == (1, 0)
+    assert "inf. McNemar p" in to_markdown(report) and "| 4 | 1 | 0 | 1 |" in to_markdown(report)
+
+
+def test_comparison_without_informative_tasks_adds_no_columns(run_dir):
+    from statebound.report.tables import to_markdown
+
+    (comparison,) = build_report(load_runs([run_dir])).comparisons
+    assert comparison.informative is None and comparison.informative_paired == 0
+    assert "inf. McNemar p" not in to_markdown(build_report(load_runs([run_dir])))
+
+
 def test_two_runs_side_by_side(run_dir, tmp_path_factory):
     other = tmp_path_factory.mktemp("other")
     config = RunConfig(benchmark="hand", agents=("A",), models=(ModelSpec("m"),), task_ids=("t1", "t2"))

@@ -10,7 +10,7 @@ report, files = finish_run(["runs/toy"], out_dir="runs/toy")
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 from statebound.bench.contract import EpisodeLimits
 from statebound.bench.episode import Episode, run_episode
 from statebound.bench.executors import make_executor
+from statebound.bench.informative import fill_informative
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig, TaskSelection, select_tasks
 from statebound.bench.registry import LoadedBenchmark, load_benchmark
@@ -163,9 +164,14 @@ def finish_run(
     bin_width: int | None = None,
     plots: bool = True,
     shared_tasks: bool = False,
+    informative: bool = False,
+    informative_progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[Report, list[Path]]:
     """Export each run (``results.jsonl``, trajectories), then write the report and plots to
-    ``out_dir``; ``shared_tasks``: report only the tasks every run has (:func:`on_shared_tasks`)."""
+    ``out_dir``; ``shared_tasks``: report only the tasks every run has (:func:`on_shared_tasks`);
+    ``informative``: work out which tasks are informative for runs stored before their benchmark
+    marked them (:func:`~statebound.bench.informative.fill_informative`, followed by
+    ``informative_progress``)."""
     files = []
     for run_dir in run_dirs:
         with RunStore(run_dir, read_only=True) as store:
@@ -173,6 +179,8 @@ def finish_run(
     runs = load_runs(run_dirs, with_trajectories=True)  # plots and the repeated-replies table
     if shared_tasks:
         runs = on_shared_tasks(runs)
+    if informative:
+        fill_informative(runs, informative_progress)
     report = build_report(runs, breakdown_keys=breakdown_keys)
     files += write_report(report, out_dir)
     drawn: list[Path] = []

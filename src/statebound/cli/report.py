@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from typer.core import TyperCommand
 
 from statebound.cli.app import app
+
+if TYPE_CHECKING:
+    from statebound.report.tables import Report
 
 
 class _WithGlossary(TyperCommand):
@@ -33,6 +36,7 @@ def report_command(
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the plots."),
     shared_tasks: bool = typer.Option(False, "--shared-tasks", help="Only the tasks every run has (a run on a sample beside a full record)."),
     wide: bool = typer.Option(False, "--wide", help="Print each table whole, however wide (default: fitted to the terminal)."),
+    informative: bool = typer.Option(False, "--informative", help="For InterCode runs stored before SR % (informative): work out which tasks doing nothing solves by running each gold on a fresh database or sandbox (about 35 s for Bash's 200 tasks); the stores are not changed."),
 ) -> None:
     """Print and write (Markdown, CSV, JSON, PNG/SVG, report.html) the papers' tables for RUN_DIRS side by side.
 
@@ -50,12 +54,50 @@ def report_command(
     try:
         if out is not None:
             output_dir(out, create=False)  # written once the runs are read
-        report, files = finish_run(
-            run_dirs, out_dir=out_dir, breakdown_keys=by or None, bin_width=length_bin, plots=not no_plots,
-            shared_tasks=shared_tasks,
-        )
+        with _GoldProgress() as progress:
+            report, files = finish_run(
+                run_dirs, out_dir=out_dir, breakdown_keys=by or None, bin_width=length_bin, plots=not no_plots,
+                shared_tasks=shared_tasks, informative=informative, informative_progress=progress.update,
+            )
     except StateboundError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(2) from None
     print_report(report, wide=wide)
+    if not informative and _informative_blank(report):
+        typer.secho("SR % (informative) is blank for runs stored before it; --informative works it out.",
+                    fg=typer.colors.YELLOW, err=True)
     typer.echo(f"wrote {len(files)} files into {out_dir}")
+
+
+class _GoldProgress:
+    """A bar on stderr over the gold runs of ``--informative``, shown once the first one is done."""
+
+    def __init__(self) -> None:
+        self._progress: Any = None
+        self._tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> _GoldProgress:
+        return self
+
+    def update(self, benchmark: str, done: int, total: int) -> None:
+        if self._progress is None:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self._progress = Progress(console=Console(stderr=True), transient=True)
+            self._progress.start()
+        if benchmark not in self._tasks:
+            self._tasks[benchmark] = self._progress.add_task(f"{benchmark}: gold runs", total=total)
+        self._progress.update(self._tasks[benchmark], completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+def _informative_blank(report: Report) -> bool:
+    """Whether the report has SR % (informative) and some row of it is blank."""
+    from statebound.report.columns import INFORMATIVE_SUCCESS
+
+    return INFORMATIVE_SUCCESS in report.columns and any(
+        row.extra.get(INFORMATIVE_SUCCESS.key) is None for row in report.main)

@@ -78,8 +78,8 @@ INFORMATIVE_SUCCESS = MetaColumn(
     "informative_success", "SR % (informative)", scale=100, essential=True,
     note="success rate over the episodes on informative tasks: those where doing nothing (SQL: a query that "
          "finds nothing; Bash: a command that changes nothing and prints nothing) does not already score 1, as "
-         "upstream's reward lets it on the others (crashed episodes, and runs stored before this column, have no "
-         "value: benchmarks/informative.py works it out for those)")
+         "upstream's reward lets it on the others (crashed episodes have no value; for runs stored before this "
+         "column, statebound report --informative works it out)")
 
 # Read from trajectories when reports load them (:func:`statebound.report.tables.load_runs`), for any
 # benchmark: shown when some episode made a choice.

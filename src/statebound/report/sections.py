@@ -89,7 +89,7 @@ def _sides(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[str, str, str]:
 
 def comparison_section(comparisons: Sequence[Comparison]) -> Section:
     """The paired comparisons: McNemar on success, bootstrap on reward, the prompt-token ratio."""
-    header = (
+    header: tuple[Column, ...] = (
         Column("A", "one group of the pair (what differs from B)", key=True, pinned=True),
         Column("B", "the other group", key=True, pinned=True),
         Column("shared", "what A and B have in common", key=True),
@@ -106,16 +106,38 @@ def comparison_section(comparisons: Sequence[Comparison]) -> Section:
         Column("p-tokens A/B", "A's mean prompt tokens per episode as a multiple of B's (the papers' cost "
                "comparison)", essential=True),
     )
+    informative = any(c.informative is not None for c in comparisons)
+    if informative:
+        header += _INFORMATIVE
     body = []
     for c in comparisons:
         ratio = "" if c.prompt_ratio is None else f"{c.prompt_ratio:.2f}x"
-        body.append((
+        row = (
             *_sides(c.a, c.b), str(c.paired), f"{c.sr_a:.2f}", f"{c.sr_b:.2f}",
             str(c.mcnemar.only_a), str(c.mcnemar.only_b), f"{c.mcnemar.p_value:.4g}",
             f"{c.bootstrap.mean_difference:+.4f}", f"[{c.bootstrap.low:+.4f}, {c.bootstrap.high:+.4f}]",
             f"{c.bootstrap.p_value:.4g}", ratio,
-        ))
+        )
+        body.append((*row, *_informative_cells(c)) if informative else row)
     return Section("Paired comparisons (same tasks and seeds)", header, tuple(body))
+
+
+# The comparison again on informative tasks (report.columns.INFORMATIVE_SUCCESS): without the tasks
+# doing nothing solves, which can make a weak agent look level with a strong one.
+_INFORMATIVE = (
+    Column("inf. paired", "of the pairs, those on informative tasks (where doing nothing does not already "
+           "score 1)", essential=True),
+    Column("inf. A only", "informative pairs only A solved"),
+    Column("inf. B only", "informative pairs only B solved"),
+    Column("inf. McNemar p", "exact McNemar test on success over the informative pairs alone", essential=True),
+)
+
+
+def _informative_cells(c: Comparison) -> tuple[str, ...]:
+    if c.informative is None:
+        return ("0", "", "", "")
+    return (str(c.informative_paired), str(c.informative.only_a), str(c.informative.only_b),
+            f"{c.informative.p_value:.4g}")
 
 
 def _repetition(report: Report) -> Section:

@@ -22,7 +22,13 @@ from statebound.bench.store import RunStore
 from statebound.errors import DefinitionError, StateboundError
 from statebound.exits import ExitReason
 from statebound.report import grid
-from statebound.report.columns import CHOICES, MetaColumn, breakdown_orders, report_columns
+from statebound.report.columns import (
+    CHOICES,
+    INFORMATIVE_SUCCESS,
+    MetaColumn,
+    breakdown_orders,
+    report_columns,
+)
 from statebound.report.figures import choices_made
 from statebound.report.metrics import Summary, group_value, summarize
 from statebound.report.repetition import Repetition, summarize_repetition
@@ -89,7 +95,9 @@ def on_shared_tasks(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
 @dataclass(frozen=True, slots=True)
 class Comparison:
     """Two groups (e.g. two agents) on the tasks they share: McNemar on success, bootstrap on
-    reward, and mean prompt tokens (the papers' cost comparison, e.g. StateFlow at 0.3x ReAct's)."""
+    reward, and mean prompt tokens (the papers' cost comparison, e.g. StateFlow at 0.3x ReAct's).
+    ``informative`` is McNemar again over the ``informative_paired`` pairs on informative tasks
+    (see :data:`~statebound.report.columns.INFORMATIVE_SUCCESS`); None when no task is known to be one."""
 
     a: dict[str, Any]
     b: dict[str, Any]
@@ -100,6 +108,8 @@ class Comparison:
     bootstrap: Bootstrap
     prompt_tokens_a: float = 0.0
     prompt_tokens_b: float = 0.0
+    informative: McNemar | None = None
+    informative_paired: int = 0
 
     @property
     def prompt_ratio(self) -> float | None:
@@ -145,8 +155,15 @@ def _breakdown_keys(results: Sequence[EpisodeResult], requested: Sequence[str] |
     return keys
 
 
+def _informative_tasks(results: Sequence[EpisodeResult]) -> frozenset[str]:
+    """The tasks some episode was graded informative on: the key is a property of the task, missing
+    from crashed episodes and from stores written before it, so one graded episode settles it."""
+    return frozenset(r.task for r in results if INFORMATIVE_SUCCESS.key in r.meta)
+
+
 def _compare(
-    results: Sequence[EpisodeResult], keys: tuple[str, ...], a: tuple[Any, ...], b: tuple[Any, ...]
+    results: Sequence[EpisodeResult], keys: tuple[str, ...], a: tuple[Any, ...], b: tuple[Any, ...],
+    informative: frozenset[str] = frozenset(),
 ) -> Comparison | None:
     def outcomes(group: tuple[Any, ...]) -> dict[tuple[str, int], EpisodeResult]:
         return {
@@ -159,7 +176,11 @@ def _compare(
         return None
     success_a = [left[p].success for p in shared]
     success_b = [right[p].success for p in shared]
+    on_informative = [i for i, (task, _) in enumerate(shared) if task in informative]
     return Comparison(
+        informative=mcnemar_exact([success_a[i] for i in on_informative], [success_b[i] for i in on_informative])
+        if on_informative else None,
+        informative_paired=len(on_informative),
         prompt_tokens_a=sum(left[p].prompt_tokens for p in shared) / len(shared),
         prompt_tokens_b=sum(right[p].prompt_tokens for p in shared) / len(shared),
         a=dict(zip(keys, a)),
@@ -211,8 +232,9 @@ def build_report(
     }
     comparisons = []
     groups = [tuple(s.group[k] for k in keys) for s in main]
+    informative = _informative_tasks(results)
     for a, b in combinations(groups, 2):
-        if sum(x != y for x, y in zip(a, b)) == 1 and (found := _compare(results, keys, a, b)):
+        if sum(x != y for x, y in zip(a, b)) == 1 and (found := _compare(results, keys, a, b, informative)):
             comparisons.append(found)
     repetition = summarize_repetition(results, by=keys)
     return Report(keys, main, breakdowns, comparisons, tuple(columns), repetition)

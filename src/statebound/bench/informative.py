@@ -1,0 +1,78 @@
+"""Which tasks doing nothing already solves, worked out again for runs stored before their
+benchmark recorded it.
+
+Upstream's InterCode rewards give 1 to doing nothing on some tasks (SQL: a gold result of no
+rows, or a count of 0; Bash: a gold command that changes nothing and prints nothing). Benchmarks
+that declare :data:`~statebound.report.columns.INFORMATIVE_SUCCESS` mark the other tasks in each
+episode's meta when grading; older stores lack the mark. :func:`fill_informative` adds it to
+loaded runs (never to the stores) by running each task's gold on a fresh environment, whose score
+says ``gold_informative``: about 35 s for Bash's 200 tasks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from statebound.bench.registry import benchmark_class
+from statebound.report.columns import INFORMATIVE_SUCCESS, report_columns
+
+if TYPE_CHECKING:
+    from statebound.report.tables import LoadedRun
+
+__all__ = ["fill_informative", "informative_tasks", "unmarked_runs"]
+
+
+def informative_tasks(benchmark: str, task_ids: Iterable[str],
+                      progress: Callable[[int], None] | None = None) -> frozenset[str]:
+    """The tasks among ``task_ids`` on which doing nothing does not score 1, from the gold run on
+    ``benchmark``'s environment with its default options (SQLite for SQL); ``progress`` is called
+    with the count of tasks done."""
+    kind = benchmark_class(benchmark)
+    env = kind(kind.Options()).make_env(max_turns=None)
+    found = set()
+    try:
+        for done, task_id in enumerate(sorted(set(task_ids)), start=1):
+            env.reset(task_id)
+            if env.score().metrics["gold_informative"]:
+                found.add(task_id)
+            if progress:
+                progress(done)
+    finally:
+        env.close()
+    return frozenset(found)
+
+
+def unmarked_runs(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
+    """The runs whose benchmark marks informative tasks but whose episodes carry no mark: stored
+    before the benchmark did (a run where every task is one doing nothing solves looks the same,
+    and working it out again changes nothing there)."""
+    def marks(run: LoadedRun) -> bool:
+        return run.config is not None and INFORMATIVE_SUCCESS in report_columns([run.config.benchmark])
+
+    return [run for run in runs if marks(run) and run.results
+            and not any(INFORMATIVE_SUCCESS.key in r.meta for r in run.results)]
+
+
+def fill_informative(runs: Sequence[LoadedRun],
+                     progress: Callable[[str, int, int], None] | None = None) -> list[LoadedRun]:
+    """Mark, in memory, the episodes of :func:`unmarked_runs` on informative tasks as the benchmark's
+    grade would have (crashed episodes stay unmarked, as graded runs leave them); return those runs.
+    ``progress(benchmark, done, total)`` follows the gold runs."""
+    unmarked = unmarked_runs(runs)
+    by_benchmark: dict[str, set[str]] = {}
+    for run in unmarked:
+        assert run.config is not None  # unmarked_runs keeps configured runs only
+        by_benchmark.setdefault(run.config.benchmark, set()).update(r.task for r in run.results)
+    informative = {}
+    for benchmark, tasks in by_benchmark.items():
+        def step(done: int, benchmark: str = benchmark, total: int = len(tasks)) -> None:
+            if progress:
+                progress(benchmark, done, total)
+        informative[benchmark] = informative_tasks(benchmark, tasks, step)
+    for run in unmarked:
+        assert run.config is not None
+        for result in run.results:
+            if result.error is None and result.task in informative[run.config.benchmark]:
+                result.meta[INFORMATIVE_SUCCESS.key] = result.success
+    return unmarked

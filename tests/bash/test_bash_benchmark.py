@@ -33,6 +33,8 @@ def test_registry_builds_the_benchmark():
         "plan-solve",
         "stateflow-scoped",
         "stateflow-scoped-random",
+        "stateflow-scoped-compose",
+        "stateflow-scoped-compose-random",
         "gold",
         "nothing",
         "replay",

@@ -95,6 +95,55 @@ async def test_a_command_that_changes_files_may_print_nothing():
 
 
 @needs_sandbox
+async def test_compose_builds_a_find_a_clause_at_a_time_from_other_find_heads():
+    # no other task's find head is "find @PATH@ -maxdepth 1 -type d" (3-4's gold); its clauses are there
+    gold = "find /workspace -maxdepth 1 -type d"
+    result = await run_task("intercode-bash", "stateflow-scoped-compose", "3-4", llm=wanting(gold, path="/workspace"))
+    assert commands_run(result) == [gold] and result.success
+    assert states_of(result) == ["Init", "Path", "Program", "Head", "Clause", "Run", "Submit"]
+    clauses = [e["choice"] for e in result.trajectory if e.get("choice", {}).get("name") == "clause"]
+    assert [c["candidates"][c["picked"]] for c in clauses] == [" -maxdepth 1", " -type d", END]
+    assert clauses[0]["candidates"][:2] == [END, PIPE] and len(clauses[0]["candidates"]) > 20
+    assert " -maxdepth 1" not in clauses[1]["candidates"]  # a clause the head has is not offered again
+    assert " -delete" not in clauses[0]["candidates"]  # the question asks for no change to the files
+    # a pipe after the clauses, and a failed find revised with another program, not another head
+    piped = "find /workspace -type f -empty | wc -l"
+    result = await run_task("intercode-bash", "stateflow-scoped-compose", "3-4",
+                            llm=wanting(piped, path="/workspace"))
+    assert commands_run(result) == [piped]
+    assert states_of(result)[3:] == ["Head", "Clause", "PipeProgram", "Pipe", "More", "Run", "Submit"]
+    failing = "find /workspace -nouser"  # prints nothing, and 3-4 asks for output
+    result = await run_task("intercode-bash", "stateflow-scoped-compose", "3-4",
+                            llm=wanting(failing, "du -a /workspace", path="/workspace"))
+    assert commands_run(result) == [failing, "du -a /workspace"]
+    assert states_of(result)[4:] == ["Clause", "Run", "Program", "Head", "More", "Run", "Submit"]
+
+
+@needs_sandbox
+async def test_compose_offers_clauses_that_change_files_when_the_question_asks_for_a_change():
+    gold = "find /workspace -type f -size +1k -delete"  # 3-7: "locate and remove large files (> 1 KB) ..."
+    result = await run_task("intercode-bash", "stateflow-scoped-compose", "3-7", llm=wanting(gold, path="/workspace"))
+    assert commands_run(result) == [gold] and result.success
+
+
+@needs_sandbox
+async def test_compose_uses_the_questions_file_pattern_first():
+    gold = "find /testbed -name '*.php' -type f | xargs cat | wc -l"  # 1-28: 'all ".php" files'
+    result = await run_task("intercode-bash", "stateflow-scoped-compose", "1-28", llm=wanting(gold))
+    assert commands_run(result) == [gold] and result.success
+    first, second = [e["choice"] for e in result.trajectory if e.get("choice", {}).get("name") == "clause"][:2]
+    assert first["candidates"] and all("'*.php'" in c for c in first["candidates"])  # no END before it
+    assert second["candidates"][:2] == [END, PIPE]
+
+
+@needs_sandbox
+async def test_the_compose_control_builds_without_a_model():
+    silent = ScriptedLLM()
+    result = await run_task("intercode-bash", "stateflow-scoped-compose-random", "3-4", llm=silent)
+    assert result.exit_reason == "final" and silent.requests == [] and commands_run(result)
+
+
+@needs_sandbox
 def test_init_lists_the_sandbox_and_the_programs_the_shell_has():
     vocabulary = Vocabulary(heads=("find @PATH@", "no-such-program-here @PATH@"), pipes=("wc -l",))
     flow = Flow(name="init", initial="Init", states=[

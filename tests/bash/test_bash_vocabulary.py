@@ -18,6 +18,7 @@ from statebound.agents.bash.scoped import MAX_FILLS, fill
 from statebound.agents.bash.vocabulary import (
     Vocabulary,
     bundled_vocabulary,
+    find_clauses,
     split_pipeline,
     stage_template,
     vocabulary,
@@ -63,6 +64,15 @@ def test_a_vocabulary_keeps_each_template_once_in_first_seen_order():
                         ("list /c", "ls /c"), ("joined", "ls && pwd")])
     assert found == Vocabulary(heads=("find @PATH@ -name @PATTERN@", "ls @PATH@"), pipes=("xargs cat", "wc -l"))
     assert found.programs == ("find", "ls")
+
+
+def test_find_heads_are_cut_into_clauses():
+    template = "find @PATH@ -type f -mtime -@N@ \\( -name @PATTERN@ -o -print0 \\) -exec grep -l 'a b' {} \\; -delete"
+    assert find_clauses(template) == ["-type f", "-mtime -@N@", "\\(", "-name @PATTERN@", "-o", "-print0", "\\)",
+                                      "-exec grep -l 'a b' {} \\;", "-delete"]
+    assert find_clauses("find -name @PATTERN@") is None and find_clauses("ls @PATH@") is None
+    found = Vocabulary(heads=("find @PATH@ -type f -name @PATTERN@", "ls @PATH@", "find @PATH@ -type f -empty"), pipes=())
+    assert found.clauses == ("-type f", "-name @PATTERN@", "-empty")
 
 
 def test_the_bundled_vocabulary_never_offers_a_task_its_own_gold_stages():

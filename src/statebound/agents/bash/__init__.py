@@ -57,12 +57,12 @@ def _model_agent(build: Callable[..., Flow], summary: str, *, task_label: str = 
     return AgentSpec(build=make, summary=summary)
 
 
-def _scoped_agent(chooser: ChoiceMethod, summary: str) -> AgentSpec[BashOptions]:
+def _scoped_agent(chooser: ChoiceMethod, summary: str, *, compose: bool = False) -> AgentSpec[BashOptions]:
     """The scoped machine over the vocabulary of every other task's gold command."""
 
     def make(setup: Setup[BashOptions]) -> FlowAgent:
         flow = build_scoped(chooser=chooser, max_interactions=setup.max_turns or 10,
-                            vocabulary=bundled_vocabulary(leave_out=setup.task.id))
+                            vocabulary=bundled_vocabulary(leave_out=setup.task.id), compose=compose)
         return FlowAgent(flow, data_keys=("action", "outcome", "part", "command"))
 
     return AgentSpec(build=make, summary=summary, uses_model=chooser != "random",
@@ -128,6 +128,11 @@ AGENTS: dict[str, AgentSpec[BashOptions]] = {
                                       "by the model's scores among the other tasks' gold stages and the sandbox's paths"),
     "stateflow-scoped-random": _scoped_agent("random", "extension: stateflow-scoped with seeded random choices "
                                              "(the control)"),
+    "stateflow-scoped-compose": _scoped_agent("score", "extension: stateflow-scoped with a find on a path built a "
+                                              "clause at a time (-type f, -name PATTERN...) from every find head's "
+                                              "clauses", compose=True),
+    "stateflow-scoped-compose-random": _scoped_agent("random", "extension: stateflow-scoped-compose with seeded "
+                                                     "random choices (the control)", compose=True),
     "gold": AgentSpec(build=_gold, summary="oracle: runs the gold command and submits", uses_model=False),
     "nothing": AgentSpec(build=_nothing, summary="baseline: runs 'true' (no change, no output) and submits: what "
                          "upstream's reward gives doing nothing", uses_model=False),

@@ -16,12 +16,18 @@ control).
   (:mod:`statebound.agents.bash.reading`). Only heads that act on the chosen path are offered
   (only heads without one when there is none), and when the question gives a file pattern, only
   those that use one (and in ``Program`` only their programs);
+- ``Clause`` (``compose=True``, agent ``stateflow-scoped-compose``): a ``find`` on a path is not
+  one of the vocabulary's heads but ``find PATH`` and then its clauses, one at a time, among the
+  clauses of every find head in the vocabulary (``-type f``, ``-name @PATTERN@``, ``-size
+  +@N@k``...), or the head's end, or a ``|`` (at most :data:`MAX_CLAUSES`). A clause that changes
+  files (``-delete``, ``-exec rm``...) is offered only when the question asks for a change, and
+  while the question gives a file pattern the head does not use, only the clauses that use one;
 - ``More`` picks whether the command ends there or a ``|`` follows (at most :data:`MAX_PIPES`);
   ``PipeProgram`` then picks the next stage's program and ``Pipe`` its flags, among the
   vocabulary's pipe templates;
 - ``Run`` executes the command. A command that fails, or prints nothing when the question asks
   for no change to the files, is revised while :data:`MAX_RUNS` allow: first another ``Head`` of
-  the same program, then another ``Program``. Anything else is submitted (``Submit``).
+  the same program (a composed find: another ``Program`` at once), then another ``Program``. Anything else is submitted (``Submit``).
 
 Every choice scores its candidates as continuations of a shell transcript, a few examples of our
 own (:data:`EXAMPLES`) then a comment with the question and ``$`` with the command so far; the
@@ -82,6 +88,7 @@ __all__ = [
 
 MAX_PIPES = 3
 MAX_RUNS = 3
+MAX_CLAUSES = 4  # clauses a composed find head takes, at most
 MAX_FILLS = 6  # ways to fill one template's slots, at most
 # More's two candidates: the command ends (the transcript's next line is a comment), or a pipe follows
 END, PIPE = "\n#", " |"
@@ -94,6 +101,9 @@ _BARE_GLOB = re.compile(r"^[\w.*?-]+$")
 _CHANGES = re.compile(r"\b(?:remove|delete|create|make|copy|copies|move|rename|compress|archive|uncompress|unpack|"
                       r"unzip|extract|change|chmod|append|write|save|split|touch|link|unhide|concatenate|"
                       r"backup|store)", re.IGNORECASE)
+# find clauses that change files: offered only when the question asks for a change
+_CHANGING_CLAUSE = re.compile(r"^-delete$|^-(?:exec|execdir|ok) (?:rm|rmdir|mv|cp|chmod|chown|chgrp|rename|ln|touch|"
+                              r"mkdir|sh|tar|gzip|truncate)\b")
 EXAMPLES = """\
 # Count the lines of all ".log" files under /var/app
 $ find /var/app -name '*.log' | xargs cat | wc -l
@@ -125,6 +135,7 @@ class Progress:
     path: str | None = None
     program: str | None = None
     head: str | None = None
+    clauses: int = 0  # clauses added to a composed find head
     pipes: list[str] = field(default_factory=list)
     pipe_program: str | None = None  # chosen for the stage being built
     more: bool | None = None  # the latest More choice: a pipe follows (None: not asked since the last stage)
@@ -173,10 +184,16 @@ def _chose(now: Progress, picked: Picked) -> None:
         if now.program is not None:
             now.tried_programs.append(now.program)
         now.program, now.head, now.pipes, now.more, now.tried_heads = text, None, [], None, []
+        now.clauses = 0
     elif picked.name == "head":
         if now.head is not None:
             now.tried_heads.append(now.head)
-        now.head, now.pipes, now.more = text, [], None
+        now.head, now.pipes, now.more, now.clauses = text, [], None, 0
+    elif picked.name == "clause":
+        if picked.text is None or picked.text in (END, PIPE):
+            now.more = picked.text == PIPE
+        else:
+            now.head, now.clauses = f"{now.head} {text}", now.clauses + 1
     elif picked.name == "more":
         now.more = picked.text == PIPE
     elif picked.name == "pipe-program":
@@ -281,13 +298,40 @@ def program_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[st
     return candidates
 
 
-def head_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]:
+def head_candidates(vocabulary: Vocabulary, *, compose: bool = False) -> Callable[[RunContext], list[str]]:
+    """The chosen program's heads; ``compose``: a ``find`` on a path is only ``find PATH``, its
+    clauses then chosen one at a time (:func:`clause_candidates`)."""
     def candidates(ctx: RunContext) -> list[str]:
         now = progress(ctx)
         tried = {*now.tried_heads, *([now.head] if now.head else [])}
-        return [" " + h for h in _heads(vocabulary, ctx, now) if program_of(h) == now.program and h not in tried]
+        heads = fill(f"find {PATH}", _values(ctx, now), now.path) if _composing(now, compose) else [
+            h for h in _heads(vocabulary, ctx, now) if program_of(h) == now.program]
+        return [" " + h for h in heads if h not in tried]
 
     return candidates
+
+
+def clause_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]:
+    """The head ends (``END``), a pipe follows (``PIPE``), or one more find clause, filled from the
+    question, that the head does not have yet; one that changes files only if the question asks
+    for a change. While the question gives a file pattern the head does not use, only the
+    clauses that use one (as :func:`_heads` offers only such heads)."""
+    def candidates(ctx: RunContext) -> list[str]:
+        now = progress(ctx)
+        values, head, changes = _values(ctx, now), f"{now.head} ", bool(_CHANGES.search(ctx.task))
+        templates = [t for t in vocabulary.clauses if changes or not _CHANGING_CLAUSE.match(t)]
+        unused = values.patterns and not any(shlex.quote(p) in head for p in values.patterns)
+        with_pattern = [t for t in templates if PATTERN in t] if unused else []
+        templates, ends = (with_pattern, []) if with_pattern else (templates, [END, PIPE])
+        clauses = (c for t in templates for c in fill(t, values, now.path))
+        return [*ends, *dict.fromkeys(" " + c for c in clauses if f" {c} " not in head)]
+
+    return candidates
+
+
+def _composing(now: Progress, compose: bool) -> bool:
+    """Whether the head is a find composed a clause at a time (``compose``, a find on a path)."""
+    return compose and now.program == "find" and now.path is not None
 
 
 def pipe_program_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]:
@@ -307,9 +351,11 @@ def pipe_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]
 
 
 # -- transitions -----------------------------------------------------------------------------------
-def next_part(ctx: RunContext) -> str:
-    """The first part the command still lacks; after a run, submit or revise (module docstring)."""
+def next_part(ctx: RunContext, *, compose: bool = False) -> str:
+    """The first part the command still lacks; after a run, submit or revise (module docstring).
+    ``compose``: a composed find head takes clauses until one says it ends; revised, another program."""
     now = progress(ctx)
+    composing = _composing(now, compose)
     if now.done:
         return "End"
     if now.exhausted:
@@ -323,6 +369,8 @@ def next_part(ctx: RunContext) -> str:
             return "Head"
         if now.pipe_program is not None:
             return "Pipe"
+        if composing and not now.pipes and now.more is None and now.clauses < MAX_CLAUSES:
+            return "Clause"
         if now.more is None and len(now.pipes) < MAX_PIPES:
             return "More"
         return "PipeProgram" if now.more else "Run"
@@ -330,7 +378,7 @@ def next_part(ctx: RunContext) -> str:
     failed = last.get("outcome") == "error" or (last.get("outcome") == "empty" and not _CHANGES.search(ctx.task))
     if not failed or len(now.runs) >= MAX_RUNS:
         return "Submit"
-    return "Program" if now.tried_heads else "Head"
+    return "Program" if now.tried_heads or composing else "Head"
 
 
 # -- prompts ---------------------------------------------------------------------------------------
@@ -359,12 +407,17 @@ def _pick(name: str, candidates: Callable[[RunContext], list[str]], chooser: Cho
 
 
 def build_scoped(*, chooser: ChoiceMethod = "score", max_interactions: int = 10,
-                 vocabulary: Vocabulary, **_: Any) -> Flow:
+                 vocabulary: Vocabulary, compose: bool = False, **_: Any) -> Flow:
     """The machine (module docstring) over ``vocabulary``. ``chooser``: how every part is chosen
     (``"score"``: the model's scores; ``"grammar"``: a choice grammar; ``"random"``: the
-    control). ``max_interactions`` is the environment's action limit; other options
-    (``max_tokens``, ``response_format``) do not apply: nothing is generated."""
-    onward = choose(next_part, targets=list(_PARTS), catch_all=True)
+    control). ``compose``: a find on a path is built a clause at a time, from the clauses of
+    every find head in ``vocabulary``, instead of as one of those heads. ``max_interactions`` is
+    the environment's action limit; other options (``max_tokens``, ``response_format``) do not
+    apply: nothing is generated."""
+    def next_step(ctx: RunContext) -> str:
+        return next_part(ctx, compose=compose)
+
+    onward = choose(next_step, targets=[*_PARTS, *(["Clause"] if compose else [])], catch_all=True)
 
     def part(name: str, output: Any) -> State:
         return State(name, outputs=[output], transitions=[onward])
@@ -373,7 +426,8 @@ def build_scoped(*, chooser: ChoiceMethod = "score", max_interactions: int = 10,
         part("Init", CallTool(initial_tool(vocabulary), name="bash")),
         part("Path", _pick("path", path_candidates, chooser, normalization="mean", prompt=_path_prompt)),
         part("Program", _pick("program", program_candidates(vocabulary), chooser)),
-        part("Head", _pick("head", head_candidates(vocabulary), chooser)),
+        part("Head", _pick("head", head_candidates(vocabulary, compose=compose), chooser)),
+        *([part("Clause", _pick("clause", clause_candidates(vocabulary), chooser))] if compose else []),
         part("More", _pick("more", lambda ctx: [END, PIPE], chooser)),
         part("PipeProgram", _pick("pipe-program", pipe_program_candidates(vocabulary), chooser)),
         part("Pipe", _pick("pipe", pipe_candidates(vocabulary), chooser)),
@@ -381,5 +435,5 @@ def build_scoped(*, chooser: ChoiceMethod = "score", max_interactions: int = 10,
         part("Submit", CallTool(submit, name="bash")),
         State("End", final=True),
     ]
-    name = "stateflow-scoped" if chooser == "score" else f"stateflow-scoped-{chooser}"
+    name = "stateflow-scoped" + ("-compose" if compose else "") + ("" if chooser == "score" else f"-{chooser}")
     return Flow(name=name, initial="Init", states=states, max_turns=8 * max_interactions + 10)

@@ -39,6 +39,7 @@ __all__ = [
     "TEXT",
     "Vocabulary",
     "bundled_vocabulary",
+    "find_clauses",
     "split_pipeline",
     "stage_template",
     "vocabulary",
@@ -54,6 +55,10 @@ _FLAG_NUMBER = re.compile(r"^(-[a-zA-Z]?)(\d+)$")  # head -5, head -n1
 _PATH_CHARS = re.compile(r"^[\w./~-]+$")
 _GLOB_PATH = re.compile(r"^(.+)/[\w.-]*[*?][\w.*?-]*$")  # /testbed/*.java
 _UNSLOTTABLE = ("$(", "`", "<(", ">(")
+# find's primaries and operators that take no argument
+_FIND_BARE = frozenset({"-print", "-print0", "-delete", "-empty", "-ls", "-prune", "-depth", "-daystart", "-nouser",
+                        "-nogroup", "-not", "-o", "-or", "-a", "-and", "-quit", "-xdev", "-mount", "-follow",
+                        "-readable", "-writable", "-executable", "-true", "-false"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +74,35 @@ class Vocabulary:
         """The programs the heads start with, in order of first use."""
         return tuple(dict.fromkeys(program_of(head) for head in self.heads))
 
+    @property
+    def clauses(self) -> tuple[str, ...]:
+        """The clauses of the ``find @PATH@ ...`` heads (:func:`find_clauses`), each once."""
+        return tuple(dict.fromkeys(c for head in self.heads for c in find_clauses(head) or ()))
+
 
 def program_of(template: str) -> str:
     """The first word of a stage template."""
     return template.split(maxsplit=1)[0]
+
+
+def find_clauses(template: str) -> list[str] | None:
+    """The clauses of a ``find @PATH@ ...`` head template, each a primary with its argument
+    (``-name @PATTERN@``, ``-size +@N@k``), an ``-exec`` up to its end, or an operator (``-o``,
+    ``\\(``); None for any other template."""
+    words = _words(template)
+    if not words or words[:2] != ["find", PATH]:
+        return None
+    clauses, i = [], 2
+    while i < len(words):
+        end = i + 1
+        if words[i] in _EXEC:
+            while end < len(words) and words[end - 1] not in _EXEC_END:
+                end += 1
+        elif words[i].startswith("-") and words[i] not in _FIND_BARE and end < len(words):
+            end += 1  # the primary's argument: -name @PATTERN@, -mtime -@N@
+        clauses.append(" ".join(words[i:end]))
+        i = end
+    return clauses
 
 
 def split_pipeline(command: str) -> list[str] | None:

@@ -27,7 +27,8 @@ control).
   vocabulary's pipe templates;
 - ``Run`` executes the command. A command that fails, or prints nothing when the question asks
   for no change to the files, is revised while :data:`MAX_RUNS` allow: first another ``Head`` of
-  the same program (a composed find: another ``Program`` at once), then another ``Program``. Anything else is submitted (``Submit``).
+  the same program (a composed find: another ``Program`` at once), then another ``Program``.
+  Anything else is submitted (``Submit``).
 
 Every choice scores its candidates as continuations of a shell transcript, a few examples of our
 own (:data:`EXAMPLES`) then a comment with the question and ``$`` with the command so far; the
@@ -75,6 +76,7 @@ from statebound.llm.scoring import Normalization
 __all__ = [
     "END",
     "EXAMPLES",
+    "MAX_CLAUSES",
     "MAX_PIPES",
     "MAX_RUNS",
     "PIPE",

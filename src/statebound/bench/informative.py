@@ -12,6 +12,7 @@ says ``gold_informative``: about 35 s for Bash's 200 tasks.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from statebound.bench.registry import benchmark_class
@@ -24,23 +25,28 @@ __all__ = ["fill_informative", "informative_tasks", "unmarked_runs"]
 
 
 def informative_tasks(benchmark: str, task_ids: Iterable[str],
-                      progress: Callable[[int], None] | None = None) -> frozenset[str]:
+                      progress: Callable[[int, int], None] | None = None) -> frozenset[str]:
     """The tasks among ``task_ids`` on which doing nothing does not score 1, from the gold run on
-    ``benchmark``'s environment with its default options (SQLite for SQL); ``progress`` is called
-    with the count of tasks done."""
+    ``benchmark``'s environment with its default options (SQLite for SQL); ``progress(done,
+    total)`` follows the tasks."""
     kind = benchmark_class(benchmark)
     env = kind(kind.Options()).make_env(max_turns=None)
+    tasks = sorted(set(task_ids))
     found = set()
     try:
-        for done, task_id in enumerate(sorted(set(task_ids)), start=1):
+        for done, task_id in enumerate(tasks, start=1):
             env.reset(task_id)
             if env.score().metrics["gold_informative"]:
                 found.add(task_id)
             if progress:
-                progress(done)
+                progress(done, len(tasks))
     finally:
         env.close()
     return frozenset(found)
+
+
+def _benchmark(run: LoadedRun) -> str:
+    return run.config.benchmark if run.config is not None else ""
 
 
 def unmarked_runs(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
@@ -48,7 +54,7 @@ def unmarked_runs(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
     before the benchmark did (a run where every task is one doing nothing solves looks the same,
     and working it out again changes nothing there)."""
     def marks(run: LoadedRun) -> bool:
-        return run.config is not None and INFORMATIVE_SUCCESS in report_columns([run.config.benchmark])
+        return run.config is not None and INFORMATIVE_SUCCESS in report_columns([_benchmark(run)])
 
     return [run for run in runs if marks(run) and run.results
             and not any(INFORMATIVE_SUCCESS.key in r.meta for r in run.results)]
@@ -60,19 +66,14 @@ def fill_informative(runs: Sequence[LoadedRun],
     grade would have (crashed episodes stay unmarked, as graded runs leave them); return those runs.
     ``progress(benchmark, done, total)`` follows the gold runs."""
     unmarked = unmarked_runs(runs)
-    by_benchmark: dict[str, set[str]] = {}
+    tasks: dict[str, set[str]] = {}
     for run in unmarked:
-        assert run.config is not None  # unmarked_runs keeps configured runs only
-        by_benchmark.setdefault(run.config.benchmark, set()).update(r.task for r in run.results)
-    informative = {}
-    for benchmark, tasks in by_benchmark.items():
-        def step(done: int, benchmark: str = benchmark, total: int = len(tasks)) -> None:
-            if progress:
-                progress(benchmark, done, total)
-        informative[benchmark] = informative_tasks(benchmark, tasks, step)
+        tasks.setdefault(_benchmark(run), set()).update(r.task for r in run.results)
+    informative = {name: informative_tasks(name, ids, partial(progress, name) if progress else None)
+                   for name, ids in tasks.items()}
     for run in unmarked:
-        assert run.config is not None
+        found = informative[_benchmark(run)]
         for result in run.results:
-            if result.error is None and result.task in informative[run.config.benchmark]:
+            if result.error is None and result.task in found:
                 result.meta[INFORMATIVE_SUCCESS.key] = result.success
     return unmarked

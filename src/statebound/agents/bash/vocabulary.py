@@ -77,7 +77,7 @@ class Vocabulary:
     @property
     def clauses(self) -> tuple[str, ...]:
         """The clauses of the ``find @PATH@ ...`` heads (:func:`find_clauses`), each once."""
-        return tuple(dict.fromkeys(c for head in self.heads for c in find_clauses(head) or ()))
+        return _clauses(self.heads)
 
 
 def program_of(template: str) -> str:
@@ -103,6 +103,12 @@ def find_clauses(template: str) -> list[str] | None:
         clauses.append(" ".join(words[i:end]))
         i = end
     return clauses
+
+
+@cache
+def _clauses(heads: tuple[str, ...]) -> tuple[str, ...]:
+    """Worked out once per vocabulary: every composed find's clause pick asks for them."""
+    return tuple(dict.fromkeys(c for head in heads for c in find_clauses(head) or ()))
 
 
 def split_pipeline(command: str) -> list[str] | None:

@@ -14,10 +14,12 @@ from statebound.agents.qa.agents import (
     parse_agent,
     run_agent,
 )
+from statebound.agents.qa.scoped import ScopedQAAgent, build_scoped
 from statebound.bench.contract import AgentSpec, Setup
 from statebound.bench.trace import Trace
 from statebound.envs.qa.env import QAEnvironment
 from statebound.errors import DefinitionError
+from statebound.flow import ChoiceMethod
 from statebound.llm.base import LLM
 
 if TYPE_CHECKING:
@@ -72,5 +74,22 @@ def _agent(name: str, dataset: str, *, check_tools: bool) -> AgentSpec[QAOptions
     return AgentSpec(build=build, summary=summary, check=check)  # type: ignore[arg-type]
 
 
+def _needs_pages(options: HotpotOptions) -> None:
+    if not options.with_tools:
+        raise DefinitionError("the scoped machine reads pages: use split=distractor, or corpus=PATH")
+
+
+def _scoped(chooser: ChoiceMethod, summary: str) -> AgentSpec[QAOptions]:
+    def build(setup: Setup[QAOptions]) -> ScopedQAAgent:
+        return ScopedQAAgent(build_scoped(chooser=chooser))
+
+    return AgentSpec(build=build, summary=summary, check=_needs_pages)  # type: ignore[arg-type]
+
+
 GSM8K_AGENTS = {name: _agent(name, "gsm8k", check_tools=False) for name in STYLES + HYBRIDS}
-HOTPOTQA_AGENTS = {name: _agent(name, "hotpotqa", check_tools=True) for name in STYLES + HYBRIDS}
+HOTPOTQA_AGENTS = {
+    **{name: _agent(name, "hotpotqa", check_tools=True) for name in STYLES + HYBRIDS},
+    "stateflow-scoped": _scoped("score", "extension: the model picks the next page and the answer among what "
+                                "Search supplies (yes/no, one of two named things, a span of the pages)"),
+    "stateflow-scoped-random": _scoped("random", "extension: stateflow-scoped with seeded random picks (the control)"),
+}

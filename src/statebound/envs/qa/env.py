@@ -79,6 +79,12 @@ class QAEnvironment:
         return tuple(self.tools)
 
     @property
+    def page_title(self) -> str | None:
+        """The title of the page the latest successful Search found (None before one)."""
+        page = self._wiki.page if self._wiki is not None else None
+        return page.title if page is not None else None
+
+    @property
     def item(self) -> QAItem:
         if self._item is None:
             raise DefinitionError("no episode is running; call reset(task_id) first")

@@ -1,0 +1,235 @@
+"""``stateflow-scoped`` for HotpotQA: the model never writes; it picks, among what the pages
+supply, the next page to read and the answer (our extension; ``stateflow-scoped-random`` makes
+the same picks by seeded random draws, the control).
+
+The question's words decide the route (:mod:`statebound.agents.qa.scoped_reading`); the
+environment's Search supplies every candidate:
+
+- ``Read`` searches the whole question (its similar titles are pages a bridge may lead to) and
+  each thing the question names;
+- a yes/no question goes to ``YesNo`` (``yes`` or ``no``), a question choosing between two named
+  things to ``Either`` (one of the two), any other to ``Links``: it searches the names on the
+  pages read, and those that are pages (the links) join the similar titles; ``Page`` picks the
+  next page to read among them, links first; ``Open`` searches it;
+- ``Answer`` picks among the answer-like spans (dates, names, numbers, of the kind the question
+  asks for) that the question does not already contain: those of the page opened (a bridge's
+  answer is on the page it leads to), or of the pages read when none was opened;
+- ``Finish`` gives the pick to the environment as the answer.
+
+Each pick is scored after the pages read and the question, calibrated by the same prompt with the
+question left out (``Pick(baseline=...)``): what the question adds to a candidate, not how
+likely the pages make it anyway.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from statebound.agents.qa.scoped_reading import (
+    alternatives,
+    answer_kind,
+    answer_spans,
+    named_things,
+    spans_of_kind,
+)
+from statebound.bench.converters import trace_of_flow
+from statebound.bench.trace import Trace
+from statebound.envs.qa.env import FINISH, QAEnvironment
+from statebound.flow import (
+    CallTool,
+    ChoiceMethod,
+    Flow,
+    Pick,
+    RunContext,
+    State,
+    ToolResult,
+    always,
+    choose,
+    last_pick,
+)
+from statebound.llm.base import LLM, Message
+
+__all__ = ["SYSTEM", "ScopedQAAgent", "answer_candidates", "build_scoped", "find_links", "next_titles", "opened_page",
+           "page_candidates", "pages_read", "route"]
+
+SYSTEM = "Answer the question from the pages. Answer with one item only."
+MAX_NAMED = 4  # things the question names that Read searches
+MAX_LINKS = 12  # names of each page read that Links searches
+MAX_NEXT_PAGES = 6  # pages offered to read next
+MAX_SPANS = 40  # answer candidates offered
+PAGE_CHARS = 600  # of each page shown in a prompt
+_NOT_FOUND = "Could not find"
+_SIMILAR = re.compile(r"Similar: (\[.*\])\.?\s*$", re.DOTALL)
+_ANSWER_PICKS = ("yesno", "either", "answer")
+
+
+# -- what the run has read, from its history ---------------------------------------------------
+def _tool_data(ctx: RunContext) -> list[dict[str, Any]]:
+    return [e.data for e in ctx.history if e.source == "tool" and isinstance(e.data, dict)]
+
+
+def pages_read(ctx: RunContext) -> dict[str, str]:
+    """Every page found so far, title to text, in the order read."""
+    return {title: text for data in _tool_data(ctx) for title, text in data.get("pages", ())}
+
+
+def next_titles(ctx: RunContext) -> list[str]:
+    """The pages the run may read next: the links found, then the titles Search offered as
+    similar to what it could not find, best first."""
+    data = _tool_data(ctx)
+    links = [title for d in data for title in d.get("links", ())]
+    return list(dict.fromkeys([*links, *(title for d in data for title in d.get("similar", ()))]))
+
+
+# -- tools: the environment's side -------------------------------------------------------------
+def _search(env: QAEnvironment, query: str) -> tuple[list[list[str]], list[str]]:
+    """Search ``query``: the page found (``[[title, text]]``) or the similar titles offered."""
+    observation = env.call("Search", query).observation
+    if not observation.startswith(_NOT_FOUND):
+        return [[env.page_title or query, observation]], []
+    match = _SIMILAR.search(observation)
+    try:
+        similar = ast.literal_eval(match.group(1)) if match else []
+    except (ValueError, SyntaxError):
+        similar = []
+    return [], [str(title) for title in similar]
+
+
+def read_question(ctx: RunContext) -> ToolResult:
+    """Search the question itself (for similar titles), then each thing it names."""
+    pages: list[list[str]] = []
+    similar: list[str] = []
+    for query in [ctx.task, *named_things(ctx.task)[:MAX_NAMED]]:
+        found, offered = _search(ctx.deps, query)
+        pages += [page for page in found if page[0] not in {p[0] for p in pages}]
+        similar += offered
+    titles = ", ".join(title for title, _ in pages) or "none"
+    return ToolResult(f"Pages found: {titles}", data={"pages": pages, "similar": similar})
+
+
+def find_links(ctx: RunContext) -> ToolResult:
+    """Search the names on the pages read (not the question's own): those found are links."""
+    question = ctx.task.lower()
+    links: list[str] = []
+    for text in pages_read(ctx).values():
+        names = [n for n in spans_of_kind(answer_spans(text), "name") if n.lower() not in question]
+        for name in names[:MAX_LINKS]:
+            found, _ = _search(ctx.deps, name)
+            links += [title for title, _ in found]
+    links = list(dict.fromkeys(links))
+    return ToolResult(f"Links: {', '.join(links) or 'none'}", data={"links": links})
+
+
+def open_page(ctx: RunContext) -> ToolResult:
+    picked = last_pick(ctx, "page")
+    title = picked.text if picked is not None and picked.text else ""
+    found, _ = _search(ctx.deps, title)
+    return ToolResult(f"Page: {title}" if found else f"Could not open {title}", ok=bool(found),
+                      data={"pages": found, "opened": found[0][1] if found else ""})
+
+
+def finish(ctx: RunContext) -> ToolResult:
+    picked = last_pick(ctx)
+    answer = picked.text if picked is not None and picked.name in _ANSWER_PICKS and picked.text else ""
+    step = ctx.deps.call(FINISH, answer)
+    return ToolResult(step.observation, data={"answer": answer})
+
+
+# -- candidates and the route ------------------------------------------------------------------
+def page_candidates(ctx: RunContext) -> list[str]:
+    read = pages_read(ctx)
+    return [title for title in next_titles(ctx) if title not in read][:MAX_NEXT_PAGES]
+
+
+def _candidate_spans(ctx: RunContext, text: str) -> list[str]:
+    """The spans of ``text`` of the kind the question asks for, not already in the question."""
+    question = ctx.task.lower()
+    return [span for span in spans_of_kind(answer_spans(text), answer_kind(ctx.task)) if span.lower() not in question]
+
+
+def opened_page(ctx: RunContext) -> str:
+    """The text of the page ``Open`` found ("" when none was opened or found)."""
+    return next((str(data.get("opened", "")) for data in reversed(_tool_data(ctx)) if "opened" in data), "")
+
+
+def answer_candidates(ctx: RunContext) -> list[str]:
+    """The candidate spans of the page opened (a bridge's answer is on the page it leads to), or,
+    when none was, of the pages read, latest first."""
+    opened = opened_page(ctx)
+    texts = [opened] if opened else list(reversed(pages_read(ctx).values()))
+    spans = [span for text in texts for span in _candidate_spans(ctx, text)]
+    return list(dict.fromkeys(spans))[:MAX_SPANS]
+
+
+def route(ctx: RunContext) -> str:
+    """Where Read goes, by the kind of question: yes/no, one of two named things, or a bridge."""
+    if answer_kind(ctx.task) == "yesno":
+        return "YesNo"
+    if alternatives(ctx.task) is not None:
+        return "Either"
+    return "Links"
+
+
+# -- prompts -----------------------------------------------------------------------------------
+def _evidence(ctx: RunContext) -> str:
+    """What a pick is made after: the pages read."""
+    pages = "\n".join(f"{title}: {text[:PAGE_CHARS]}" for title, text in pages_read(ctx).items())
+    return f"Pages:\n{pages or '(none)'}"
+
+
+def _prompt(ask: str) -> tuple[Callable[[RunContext], list[Message]], Callable[[RunContext], list[Message]]]:
+    """A pick's prompt (the pages read, the question, ``ask``) and its baseline (the question
+    left out)."""
+
+    def build(ctx: RunContext, *, blind: bool) -> list[Message]:
+        lines = [_evidence(ctx), f"Question: {'N/A' if blind else ctx.task}", ask]
+        return [Message("system", SYSTEM), Message("user", "\n".join(lines))]
+
+    return (lambda ctx: build(ctx, blind=False)), (lambda ctx: build(ctx, blind=True))
+
+
+def _pick(name: str, candidates: Callable[[RunContext], list[str]], ask: str, chooser: ChoiceMethod) -> Pick:
+    prompt, baseline = _prompt(ask)
+    return Pick(candidates, prompt=prompt, baseline=baseline, method=chooser, name=name, when_empty="")
+
+
+def build_scoped(*, chooser: ChoiceMethod = "score") -> Flow:
+    """The machine (module docstring); ``chooser``: ``"score"`` (the model's calibrated scores),
+    ``"grammar"`` (a choice grammar) or ``"random"`` (the control)."""
+    to_finish = [(always(), "Finish")]
+    states = [
+        State("Read", outputs=[CallTool(read_question, name="search")],
+              transitions=[choose(route, targets=["YesNo", "Either", "Links"], catch_all=True)]),
+        State("YesNo", outputs=[_pick("yesno", lambda ctx: ["yes", "no"], "Answer (yes or no):", chooser)],
+              transitions=to_finish),
+        State("Either", outputs=[_pick("either", lambda ctx: list(alternatives(ctx.task) or ()), "Answer:", chooser)],
+              transitions=to_finish),
+        State("Links", outputs=[CallTool(find_links, name="search")],
+              transitions=[choose(lambda ctx: "Page" if page_candidates(ctx) else "Answer", targets=["Page", "Answer"],
+                                  catch_all=True)]),
+        State("Page", outputs=[_pick("page", page_candidates, "The page to read next:", chooser)],
+              transitions=[(always(), "Open")]),
+        State("Open", outputs=[CallTool(open_page, name="search")],
+              transitions=[(always(), "Answer")]),
+        State("Answer", outputs=[_pick("answer", answer_candidates, "Answer:", chooser)], transitions=to_finish),
+        State("Finish", outputs=[CallTool(finish, name="finish")], transitions=[(always(), "End")]),
+        State("End", final=True),
+    ]
+    name = "stateflow-scoped" + ("" if chooser == "score" else f"-{chooser}")
+    return Flow(name=name, initial="Read", states=states, max_turns=len(states) + 2)
+
+
+@dataclass(frozen=True, slots=True)
+class ScopedQAAgent:
+    """The machine as a HotpotQA agent: its answer is what ``Finish`` gave the environment."""
+
+    flow: Flow
+
+    async def __call__(self, task: str, *, llm: LLM, env: QAEnvironment) -> Trace:
+        run = await self.flow.run(task, llm=llm, deps=env)
+        return dataclasses.replace(trace_of_flow(run, data_keys=("answer",)), answer=env.answer)

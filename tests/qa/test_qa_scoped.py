@@ -10,7 +10,13 @@ import pytest
 
 from statebound.agents.qa.catalog import HOTPOTQA_AGENTS
 from statebound.agents.qa.scoped import ScopedQAAgent, build_scoped
-from statebound.agents.qa.scoped_reading import alternatives, answer_kind, answer_spans, named_things, spans_of_kind
+from statebound.agents.qa.scoped_reading import (
+    alternatives,
+    answer_kind,
+    answer_spans,
+    named_things,
+    spans_of_kind,
+)
 from statebound.bench.contract import Setup, Task
 from statebound.benchmarks.qa import HotpotOptions
 from statebound.envs.qa.corpus import Corpus, hotpot_distractor_corpus

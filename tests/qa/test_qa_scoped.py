@@ -162,6 +162,14 @@ def test_with_no_page_left_to_read_links_go_straight_to_answer() -> None:
     assert states(result) == ["Read", "Links", "Answer", "Finish"] and env.score().success
 
 
+def test_with_nothing_found_the_answer_is_empty_and_the_run_still_ends() -> None:
+    env = tiny_env({"Zebra": ["Zebras are striped."]})  # no page, link or span the question can use
+    result = build_scoped().run_sync(KENT_BAER, llm=ScriptedLLM(), deps=env)
+    assert states(result) == ["Read", "Links", "Answer", "Finish"]
+    assert picks(result.history, "answer")[0].index is None and env.answer == ""
+    assert not env.score().success and result.usage.prompt_tokens == 0  # nothing to pick: no model call
+
+
 # -- the control, the registry and the CLI --------------------------------------------------------
 def test_the_random_control_needs_no_model_and_repeats(env: QAEnvironment) -> None:
     answers = []

@@ -170,6 +170,18 @@ def test_with_nothing_found_the_answer_is_empty_and_the_run_still_ends() -> None
     assert not env.score().success and result.usage.prompt_tokens == 0  # nothing to pick: no model call
 
 
+def test_searches_refused_at_the_action_limit_read_as_nothing_found() -> None:
+    env = QAEnvironment(items=load_hotpotqa(), corpus=hotpot_distractor_corpus(), max_actions=2)
+    question = env.reset(BRIDGE)
+    result = build_scoped().run_sync(question, llm=liking("M. Night Shyamalan"), deps=env)
+    read = result.history[1].data
+    assert [title for title, _ in read["pages"]] == ["Ed Oxenbould"]  # the question, then its one name
+    links = next(entry.data["links"] for entry in result.history if entry.state == "Links" and entry.source == "tool")
+    opened = next(entry for entry in result.history if entry.state == "Open" and entry.source == "tool")
+    assert links == [] and opened.data == {"pages": [], "opened": ""} and not opened.ok  # refused, not a page
+    assert states(result)[-1] == "Finish" and env.answer is not None  # Finish is never refused
+
+
 # -- the control, the registry and the CLI --------------------------------------------------------
 def test_the_random_control_needs_no_model_and_repeats(env: QAEnvironment) -> None:
     answers = []

@@ -88,8 +88,12 @@ def next_titles(ctx: RunContext) -> list[str]:
 
 # -- tools: the environment's side -------------------------------------------------------------
 def _search(env: QAEnvironment, query: str) -> tuple[list[list[str]], list[str]]:
-    """Search ``query``: the page found (``[[title, text]]``) or the similar titles offered."""
-    observation = env.call("Search", query).observation
+    """Search ``query``: the page found (``[[title, text]]``) or the similar titles offered
+    (neither once the environment refuses: its action limit is reached)."""
+    result = env.call("Search", query)
+    observation = result.observation
+    if not result.ok:
+        return [], []
     if not observation.startswith(_NOT_FOUND):
         return [[env.page_title or query, observation]], []
     match = _SIMILAR.search(observation)

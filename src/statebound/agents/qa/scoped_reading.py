@@ -3,8 +3,8 @@ what kind of answer it wants, the alternatives it offers, and the answer-like sp
 
 Every rule is a plain pattern (used by :mod:`statebound.agents.qa.scoped`):
 
-- :func:`named_things`: quoted titles and runs of capitalised words ("Ronald Koeman", "The Missouri
-  Compromise"), joined across "of", "the", "and"... ("Prime Minister of Italy");
+- :func:`named_things`: quoted titles and runs of capitalised words ("Ronald Koeman", "Missouri
+  Compromise"), joined across "of", "the"... ("Prime Minister of Italy"); "A and B" are two;
 - :func:`answer_kind`: ``yesno`` (the question starts with "is", "are", "did"...), ``year``,
   ``date``, ``number`` or ``name`` (anything else: a span of capitalised words or a number);
 - :func:`alternatives`: the two things a "which ... , A or B?" question chooses between;
@@ -45,6 +45,13 @@ _KINDS: tuple[tuple[str, AnswerKind], ...] = (
 )
 
 
+def _without_leading_non_names(words: list[str]) -> list[str]:
+    """``words`` from the first that may be part of a name ("The Rome Protocols": "Rome Protocols")."""
+    while words and words[0].lower() in _NOT_NAMES:
+        words = words[1:]
+    return words
+
+
 def named_things(question: str) -> list[str]:
     """Quoted titles, then runs of capitalised words, in the question's order (a run that is only
     the question's first word is skipped: it is capitalised because it starts the sentence)."""
@@ -54,9 +61,8 @@ def named_things(question: str) -> list[str]:
         for match in _RUN.finditer(sentence):
             first = match.start() == 0
             for part in re.split(r"\s+and\s+", match.group(0).rstrip(".,'")):  # "A and B": two things
-                words = part.split()
-                while words and words[0].lower() in _NOT_NAMES:
-                    words, first = words[1:], False  # "The Rome Protocols": "Rome Protocols"; "Which Dutch": "Dutch"
+                words = _without_leading_non_names(part.split())
+                first = first and words == part.split()  # "Which Dutch": "Dutch" is not the first word
                 run = " ".join(words).removesuffix("'s")
                 if run and not (first and len(words) == 1) and run.lower() not in _NOT_NAMES and not run.isdigit():
                     found.append(run)
@@ -70,6 +76,7 @@ def sentences(text: str) -> list[str]:
 
 
 def answer_kind(question: str) -> AnswerKind:
+    """What kind of answer ``question`` wants (the module docstring)."""
     text = " ".join(question.split())
     if _YES_NO.match(text):
         return "yesno"
@@ -110,9 +117,7 @@ def answer_spans(text: str) -> list[str]:
         found += _DATE.findall(sentence)
         found += [place for place in _PLACE.findall(sentence) if place.split()[0].lower() not in _NOT_NAMES]
         for match in _RUN.finditer(sentence):
-            words = match.group(0).rstrip(".,'").split()
-            while words and words[0].lower() in _NOT_NAMES:
-                words = words[1:]
+            words = _without_leading_non_names(match.group(0).rstrip(".,'").split())
             run = " ".join(words)
             if not words or _NUMBER.fullmatch(run) or (match.start() == 0 and run not in inside and " " not in run):
                 continue

@@ -16,28 +16,22 @@ Without RUN_DIR it reads the record's ``benchmarks/records/extensions/hotpotqa-s
 from __future__ import annotations
 
 import argparse
-import json
 import random
-from importlib import resources
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from statebound.bench.store import RunStore
+from statebound.envs.qa.datasets import QAItem, load_hotpotqa
 from statebound.envs.qa.scoring import exact_match
 
 RECORD = Path(__file__).resolve().parent / "records" / "extensions" / "hotpotqa-scoped"
 _ROUTES = {"yesno": "yes/no", "either": "one of two", "page": "bridge", "answer": "bridge"}
 
 
-def questions() -> list[dict[str, Any]]:
-    """The 100 bundled distractor questions, in order, with their supporting pages."""
-    text = resources.files("statebound").joinpath("data", "hotpotqa", "hotpot_distractor_100.json").read_text("utf-8")
-    return list(json.loads(text))
-
-
-def development_ids(records: list[dict[str, Any]]) -> set[str]:
+def development_ids(items: Sequence[QAItem]) -> set[str]:
     """The 50 questions the machine was developed on: positions drawn with ``random.Random(2026)``."""
-    return {records[i]["id"] for i in random.Random(2026).sample(range(len(records)), 50)}
+    return {items[i].id for i in random.Random(2026).sample(range(len(items)), 50)}
 
 
 def choices(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -57,21 +51,21 @@ def against_chance(choice: dict[str, Any], right: set[int]) -> tuple[int, int, f
     return 1, int(choice["picked"] in right), len(right) / len(choice["candidates"])
 
 
-def is_right(pick: str, text: str, record: dict[str, Any]) -> bool:
+def is_right(pick: str, text: str, item: QAItem) -> bool:
     """A right ``page`` is a supporting page; a right ``answer`` matches the gold answer."""
     if pick == "page":
-        return text in record["supporting_facts"]["title"]
-    return exact_match(text, record["answer"])
+        return text in item.meta["supporting"]
+    return exact_match(text, item.answer)
 
 
-def summarize(run: Path, records: dict[str, dict[str, Any]], development: set[str]) -> None:
+def summarize(run: Path, items: dict[str, QAItem], development: set[str]) -> None:
     with RunStore(run, create=False, read_only=True) as store:
         episodes = list(store.iter_trajectories())
     won: dict[str, list[int]] = {"development": [0, 0], "held out": [0, 0], "all": [0, 0]}
     routes: dict[str, list[int]] = {}
     tally = {name: [0, 0, 0.0] for name in ("page", "answer")}
     for episode in episodes:
-        record, success = records[episode.task], int(bool(episode.success))
+        item, success = items[episode.task], int(bool(episode.success))
         for split in ("development" if episode.task in development else "held out", "all"):
             won[split][0] += success
             won[split][1] += 1
@@ -82,7 +76,7 @@ def summarize(run: Path, records: dict[str, dict[str, Any]], development: set[st
         routes[route][1] += 1
         for name in tally:
             if name in picks and picks[name]["picked"] is not None:
-                right = {i for i, text in enumerate(picks[name]["candidates"]) if is_right(name, text, record)}
+                right = {i for i, text in enumerate(picks[name]["candidates"]) if is_right(name, text, item)}
                 for slot, value in enumerate(against_chance(picks[name], right)):
                     tally[name][slot] += value
     print(f"{run} ({len(episodes)} episodes):")
@@ -98,11 +92,10 @@ def main() -> None:
     parser.add_argument("runs", nargs="*", type=Path,
                         default=[RECORD / "stateflow-scoped", RECORD / "stateflow-scoped-random"])
     args = parser.parse_args()
-    records = questions()
-    development = development_ids(records)
-    by_id = {record["id"]: record for record in records}
+    items = load_hotpotqa()
+    development = development_ids(items)
     for run in args.runs:
-        summarize(run, by_id, development)
+        summarize(run, {item.id: item for item in items}, development)
 
 
 if __name__ == "__main__":

@@ -134,7 +134,7 @@ def open_page(ctx: RunContext) -> ToolResult:
     title = picked.text if picked is not None and picked.text else ""
     found, _ = _search(ctx.deps, title)
     return ToolResult(f"Page: {title}" if found else f"Could not open {title}", ok=bool(found),
-                      data={"pages": found, "opened": found[0][1] if found else ""})
+                      data={"pages": found, "opened": found[0][0] if found else ""})
 
 
 def finish(ctx: RunContext) -> ToolResult:
@@ -158,7 +158,8 @@ def _candidate_spans(ctx: RunContext, text: str) -> list[str]:
 
 def opened_page(ctx: RunContext) -> str:
     """The text of the page ``Open`` found ("" when none was opened or found)."""
-    return next((str(data.get("opened", "")) for data in reversed(_tool_data(ctx)) if "opened" in data), "")
+    title = next((str(data["opened"]) for data in reversed(_tool_data(ctx)) if "opened" in data), "")
+    return pages_read(ctx).get(title, "") if title else ""
 
 
 def answer_candidates(ctx: RunContext) -> list[str]:

@@ -61,7 +61,8 @@ def load_hotpotqa(split: HotpotSplit = "distractor") -> tuple[QAItem, ...]:
                 id=record["id"],
                 question=record["question"],
                 answer=record["answer"],
-                meta={"type": record["type"], "level": record["level"]},
+                meta={"type": record["type"], "level": record["level"],
+                      "supporting": tuple(dict.fromkeys(record["supporting_facts"]["title"]))},
             )
             for record in records
         )

@@ -3,8 +3,9 @@ every style of :mod:`statebound.agents.qa.agents` and the ``A->B`` hybrids."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from statebound.agents.qa.agents import (
     HYBRIDS,
@@ -15,11 +16,12 @@ from statebound.agents.qa.agents import (
     run_agent,
 )
 from statebound.agents.qa.scoped import ScopedQAAgent, build_scoped
+from statebound.agents.qa.scoped_arithmetic import build_scoped_arithmetic
 from statebound.bench.contract import AgentSpec, Setup
 from statebound.bench.trace import Trace
 from statebound.envs.qa.env import QAEnvironment
 from statebound.errors import DefinitionError
-from statebound.flow import ChoiceMethod
+from statebound.flow import ChoiceMethod, Flow
 from statebound.llm.base import LLM
 
 if TYPE_CHECKING:
@@ -79,17 +81,25 @@ def _needs_pages(options: HotpotOptions) -> None:
         raise DefinitionError("the scoped machine reads pages: use split=distractor, or corpus=PATH")
 
 
-def _scoped(chooser: ChoiceMethod, summary: str) -> AgentSpec[QAOptions]:
+def _scoped(build_flow: Callable[..., Flow], chooser: ChoiceMethod, summary: str,
+            check: Callable[[Any], None] | None = None) -> AgentSpec[QAOptions]:
     def build(setup: Setup[QAOptions]) -> ScopedQAAgent:
-        return ScopedQAAgent(build_scoped(chooser=chooser))
+        return ScopedQAAgent(build_flow(chooser=chooser))
 
-    return AgentSpec(build=build, summary=summary, check=_needs_pages)  # type: ignore[arg-type]
+    return AgentSpec(build=build, summary=summary, check=check)  # type: ignore[arg-type]
 
 
-GSM8K_AGENTS = {name: _agent(name, "gsm8k", check_tools=False) for name in STYLES + HYBRIDS}
+_RANDOM_CONTROL = "extension: stateflow-scoped with seeded random picks (the control)"
+GSM8K_AGENTS = {
+    **{name: _agent(name, "gsm8k", check_tools=False) for name in STYLES + HYBRIDS},
+    "stateflow-scoped": _scoped(build_scoped_arithmetic, "score", "extension: the model picks each calculation "
+                                "among those on two of the problem's quantities; the Calculator computes it"),
+    "stateflow-scoped-random": _scoped(build_scoped_arithmetic, "random", _RANDOM_CONTROL),
+}
 HOTPOTQA_AGENTS = {
     **{name: _agent(name, "hotpotqa", check_tools=True) for name in STYLES + HYBRIDS},
-    "stateflow-scoped": _scoped("score", "extension: the model picks the next page and the answer among what "
-                                "Search supplies (yes/no, one of two named things, a span of the pages)"),
-    "stateflow-scoped-random": _scoped("random", "extension: stateflow-scoped with seeded random picks (the control)"),
+    "stateflow-scoped": _scoped(build_scoped, "score", "extension: the model picks the next page and the answer "
+                                "among what Search supplies (yes/no, one of two named things, a span of the pages)",
+                                _needs_pages),
+    "stateflow-scoped-random": _scoped(build_scoped, "random", _RANDOM_CONTROL, _needs_pages),
 }

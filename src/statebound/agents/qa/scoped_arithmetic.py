@@ -1,0 +1,128 @@
+"""``stateflow-scoped`` for GSM8K: the model never writes; it picks, step by step, which two
+quantities to combine and how, among the steps the problem's quantities allow (our extension;
+``stateflow-scoped-random`` makes the same picks by seeded random draws, the control).
+
+- ``Read`` lists the quantities the problem states (:mod:`statebound.agents.qa.quantities`): the
+  pool;
+- ``Step`` picks one step among every ``a op b = c`` on two quantities of the pool;
+- ``Compute`` has the environment's Calculator evaluate it; the result replaces the two in the
+  pool, and while more than one quantity is left the machine goes back to ``Step``;
+- ``Finish`` gives the last quantity to the environment as the answer.
+
+Every quantity is used once, so a problem of n quantities takes n - 1 picks and the machine never
+has to decide when to stop. Each pick is scored after the problem and the steps so far,
+calibrated by the same prompt with the problem left out (``Pick(baseline=...)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from statebound.agents.qa.quantities import (
+    ArithmeticStep,
+    format_quantity,
+    parse_quantity,
+    quantities,
+    steps,
+)
+from statebound.envs.qa.env import FINISH
+from statebound.flow import (
+    CallTool,
+    ChoiceMethod,
+    Flow,
+    Pick,
+    RunContext,
+    State,
+    ToolResult,
+    always,
+    choose,
+    last_pick,
+    picks,
+)
+from statebound.llm.base import Message
+
+__all__ = ["SYSTEM", "build_scoped_arithmetic", "current_pool", "step_candidates"]
+
+SYSTEM = "Solve the maths problem one calculation at a time."
+MAX_QUANTITIES = 8  # a problem stating more is solved from its first eight
+CALCULATOR = "Calculator"
+
+
+def current_pool(ctx: RunContext) -> tuple[Fraction, ...]:
+    """The quantities left to combine: the latest pool a tool recorded."""
+    for entry in reversed(ctx.history):
+        if entry.source == "tool" and isinstance(entry.data, dict) and "pool" in entry.data:
+            return tuple(parse_quantity(text) for text in entry.data["pool"])
+    return ()
+
+
+def _steps(ctx: RunContext) -> list[ArithmeticStep]:
+    return steps(current_pool(ctx))
+
+
+def step_candidates(ctx: RunContext) -> list[str]:
+    return [step.text for step in _steps(ctx)]
+
+
+def _pool_data(pool: tuple[Fraction, ...]) -> dict[str, Any]:
+    return {"pool": [format_quantity(value) for value in pool]}
+
+
+# -- tools: the environment's side -------------------------------------------------------------
+def read_problem(ctx: RunContext) -> ToolResult:
+    pool = tuple(quantities(ctx.task)[:MAX_QUANTITIES])
+    listed = ", ".join(format_quantity(value) for value in pool) or "none"
+    return ToolResult(f"Quantities: {listed}", data=_pool_data(pool))
+
+
+def compute(ctx: RunContext) -> ToolResult:
+    """Evaluate the step picked with the Calculator; its result replaces the two in the pool."""
+    picked = last_pick(ctx, "step")
+    step = next((s for s in _steps(ctx) if picked is not None and s.text == picked.text), None)
+    if step is None:  # nothing to pick between (fewer than two quantities)
+        return ToolResult("No step to compute", ok=False, data=_pool_data(current_pool(ctx)[-1:]))
+    result = ctx.deps.call(CALCULATOR, step.expression)
+    return ToolResult(f"{step.expression} = {result.observation}", ok=result.ok, data=_pool_data(step.pool))
+
+
+def finish(ctx: RunContext) -> ToolResult:
+    pool = current_pool(ctx)
+    answer = format_quantity(pool[-1]) if pool else ""
+    return ToolResult(ctx.deps.call(FINISH, answer).observation, data={"answer": answer})
+
+
+def _after_read(ctx: RunContext) -> str:
+    return "Step" if len(current_pool(ctx)) > 1 else "Finish"
+
+
+# -- prompts -----------------------------------------------------------------------------------
+def _prompt() -> tuple[Callable[[RunContext], list[Message]], Callable[[RunContext], list[Message]]]:
+    """A step's prompt (the problem, the steps so far) and its baseline (the problem left out)."""
+
+    def build(ctx: RunContext, *, blind: bool) -> list[Message]:
+        done = [picked.text for picked in picks(ctx.history, "step") if picked.text]
+        lines = [f"Problem: {'N/A' if blind else ctx.task}", "Steps so far:", *(done or ["(none)"]), "Next step:"]
+        return [Message("system", SYSTEM), Message("user", "\n".join(lines))]
+
+    return (lambda ctx: build(ctx, blind=False)), (lambda ctx: build(ctx, blind=True))
+
+
+def build_scoped_arithmetic(*, chooser: ChoiceMethod = "score") -> Flow:
+    """The machine (module docstring); ``chooser``: ``"score"`` (the model's calibrated scores),
+    ``"grammar"`` (a choice grammar) or ``"random"`` (the control)."""
+    prompt, baseline = _prompt()
+    states = [
+        State("Read", outputs=[CallTool(read_problem, name="read")],
+              transitions=[choose(_after_read, targets=["Step", "Finish"], catch_all=True)]),
+        State("Step", outputs=[Pick(step_candidates, prompt=prompt, baseline=baseline, method=chooser, name="step",
+                                    when_empty="")],
+              transitions=[(always(), "Compute")]),
+        State("Compute", outputs=[CallTool(compute, name="calculator")],
+              transitions=[choose(_after_read, targets=["Step", "Finish"], catch_all=True)]),
+        State("Finish", outputs=[CallTool(finish, name="finish")], transitions=[(always(), "End")]),
+        State("End", final=True),
+    ]
+    name = "stateflow-scoped" + ("" if chooser == "score" else f"-{chooser}")
+    return Flow(name=name, initial="Read", states=states, max_turns=2 * MAX_QUANTITIES + 4)

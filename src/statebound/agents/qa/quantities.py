@@ -53,7 +53,7 @@ def quantities(problem: str) -> list[Fraction]:
     found = []
     for match in _QUANTITY.finditer(problem):
         if match["digits"]:
-            value = Fraction(match["digits"].replace(",", "").rstrip("."))
+            value = Fraction(match["digits"].replace(",", ""))
             found.append(value / 100 if match["percent"] else value)
         else:
             found.append(Fraction(_WORDS[match["word"].lower()]))

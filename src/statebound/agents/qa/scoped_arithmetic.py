@@ -93,7 +93,7 @@ def finish(ctx: RunContext) -> ToolResult:
     return ToolResult(ctx.deps.call(FINISH, answer).observation, data={"answer": answer})
 
 
-def _after_read(ctx: RunContext) -> str:
+def _step_or_finish(ctx: RunContext) -> str:
     return "Step" if len(current_pool(ctx)) > 1 else "Finish"
 
 
@@ -115,12 +115,12 @@ def build_scoped_arithmetic(*, chooser: ChoiceMethod = "score") -> Flow:
     prompt, baseline = _prompt()
     states = [
         State("Read", outputs=[CallTool(read_problem, name="read")],
-              transitions=[choose(_after_read, targets=["Step", "Finish"], catch_all=True)]),
+              transitions=[choose(_step_or_finish, targets=["Step", "Finish"], catch_all=True)]),
         State("Step", outputs=[Pick(step_candidates, prompt=prompt, baseline=baseline, method=chooser, name="step",
                                     when_empty="")],
               transitions=[(always(), "Compute")]),
         State("Compute", outputs=[CallTool(compute, name="calculator")],
-              transitions=[choose(_after_read, targets=["Step", "Finish"], catch_all=True)]),
+              transitions=[choose(_step_or_finish, targets=["Step", "Finish"], catch_all=True)]),
         State("Finish", outputs=[CallTool(finish, name="finish")], transitions=[(always(), "End")]),
         State("End", final=True),
     ]

@@ -81,7 +81,7 @@ def compute(ctx: RunContext) -> ToolResult:
     """Evaluate the step picked with the Calculator; its result replaces the two in the pool."""
     picked = last_pick(ctx, "step")
     step = next((s for s in _steps(ctx) if picked is not None and s.text == picked.text), None)
-    if step is None:  # nothing to pick between (fewer than two quantities)
+    if step is None:  # cannot happen (Step always offers the sum of two quantities): end the run anyway
         return ToolResult("No step to compute", ok=False, data=_pool_data(current_pool(ctx)[-1:]))
     result = ctx.deps.call(CALCULATOR, step.expression)
     return ToolResult(f"{step.expression} = {result.observation}", ok=result.ok, data=_pool_data(step.pool))

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 Role = Literal["system", "user", "assistant"]
 
@@ -26,10 +26,13 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class TokenLogprob:
-    """A generated token and its log-probability under the model."""
+    """A generated token and its log-probability under the model; ``top`` holds the most likely
+    tokens at that position with theirs (most likely first) when the request asked for
+    ``top_logprobs``."""
 
     token: str
     logprob: float
+    top: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +104,8 @@ class Request:
     grammar: str | None = None
     seed: int | None = None
     score: str | tuple[str, ...] | None = None
+    top_logprobs: int = 0
+    schema: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if (self.prompt is None) == (self.messages is None):
@@ -113,6 +118,10 @@ class Request:
             raise ValueError("n must be at least 1")
         if self.max_tokens < 1:
             raise ValueError("max_tokens must be at least 1")
+        if self.top_logprobs < 0:
+            raise ValueError("top_logprobs must be 0 or more")
+        if self.schema is not None and self.grammar is not None:
+            raise ValueError("a Request takes a grammar= or a schema=, not both")
 
     @property
     def scored_texts(self) -> tuple[str, ...]:
@@ -131,6 +140,9 @@ class Capabilities:
     logprobs: bool = False
     grammar: bool = False
     scoring: bool = False  # takes Request(prompt=..., score=...): log-probabilities of a given text
+    chat_scoring: bool = False  # takes Request(messages=..., score=...) too
+    top_logprobs: int = 0  # the most Request.top_logprobs it reports per generated token
+    schema: bool = False  # holds replies to a JSON schema (Request.schema)
     extras: frozenset[str] = field(default_factory=frozenset)
 
 

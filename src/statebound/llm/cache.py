@@ -80,7 +80,9 @@ def _decode(blob: bytes) -> Completion:
         Choice(
             text=c["text"],
             finish_reason=c["finish_reason"],
-            logprobs=None if c["logprobs"] is None else tuple(TokenLogprob(**t) for t in c["logprobs"]),
+            logprobs=None if c["logprobs"] is None else tuple(
+                TokenLogprob(t["token"], t["logprob"], tuple((a, b) for a, b in t.get("top", ())))
+                for t in c["logprobs"]),
         )
         for c in data["choices"]
     )

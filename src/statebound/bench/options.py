@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 from collections.abc import Mapping, Sequence
@@ -11,25 +12,46 @@ from pydantic import BaseModel, ValidationError
 
 from statebound.errors import DefinitionError
 
-__all__ = ["parse_options", "parse_pairs"]
+__all__ = ["parse_options", "parse_pairs", "parse_value"]
 
 M = TypeVar("M", bound=BaseModel)
 
 
 def parse_pairs(pairs: Sequence[str], *, flag: str = "--option") -> dict[str, Any]:
-    """``["db=sqlite", "count=5"]`` -> ``{"db": "sqlite", "count": 5}`` (values read as JSON where
-    they are JSON; dashes in keys become underscores)."""
+    """``["db=sqlite", "count=5"]`` -> ``{"db": "sqlite", "count": 5}`` (dashes in keys become
+    underscores); each value as :func:`parse_value` reads it."""
     options: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
             raise DefinitionError(f"{flag} {pair!r} is not key=value (e.g. {flag} db=sqlite)")
-        try:
-            value: Any = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
-        options[key.strip().replace("-", "_")] = value
+        options[key.strip().replace("-", "_")] = parse_value(raw, flag=flag, key=key.strip())
     return options
+
+
+_STRUCTURED = ("[", "{")
+
+
+def parse_value(raw: str, *, flag: str = "--option", key: str = "key") -> Any:
+    """A command-line value: JSON where it is JSON (``5``, ``true``, ``["a", "b"]``), else a
+    Python literal (``['a', 'b']``, ``{'k': 1}``), else the text itself. A value that opens a list
+    or an object but is neither JSON nor a literal is refused (it would be taken as plain text)."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as error:
+        problem = error.msg
+    if raw.lstrip().startswith((*_STRUCTURED, "'", '"')):
+        try:
+            value = ast.literal_eval(raw.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            pass
+        else:
+            return value
+    if raw.lstrip().startswith(_STRUCTURED):
+        raise DefinitionError(
+            f"{flag} {key}={raw} is neither JSON nor a Python literal ({problem.lower()}): quote each "
+            f"string, e.g. {flag} '{key}=[\"first\", \"second\"]'")
+    return raw
 
 
 def parse_options(model: type[M], raw: Mapping[str, Any], *, owner: str) -> M:

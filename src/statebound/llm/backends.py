@@ -40,7 +40,7 @@ __all__ = [
 _LOCAL_OPTIONS = frozenset({"mode", "n_ctx", "n_threads", "n_batch", "chat_format"})
 _OPENAI_OPTIONS = frozenset(
     {"base_url", "api_key", "timeout", "attempts", "transport", "completions", "grammar_field", "scoring",
-     "retry"}
+     "retry", "top_logprobs"}
 )
 SMOLLM2_CONTEXT = 8192  # SmolLM2 was trained with 8k context
 GEMMA_CONTEXT = 8192  # Gemma 3 270M allows 32k; 8k keeps memory small
@@ -127,7 +127,11 @@ def open_scripted(name: str, options: dict[str, Any]) -> LLM:
     check_options(name, options, frozenset({"replies"}))
     from statebound.llm.testing import ScriptedLLM
 
-    return ScriptedLLM(replies=options.get("replies", ()))
+    replies = options.get("replies", ())
+    if isinstance(replies, str) or not all(isinstance(reply, str) for reply in replies):
+        raise DefinitionError(f"scripted's replies must be a list of strings, got {replies!r}: "
+                              "--model-option 'replies=[\"first reply\", \"second\"]'")
+    return ScriptedLLM(replies=replies)
 
 
 @takes(frozenset({"grammar"}))

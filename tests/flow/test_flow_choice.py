@@ -49,7 +49,7 @@ async def test_score_picks_the_best_candidate_and_records_the_choice():
     assert result.exit_reason is ExitReason.FINAL
     reply = result.history[-1]
     assert (reply.role, reply.source, reply.content, reply.state) == ("assistant", "llm", "blue", "Ask")
-    assert reply.data == {"choice": {"name": "colour", "method": "score", "candidates": COLOURS,
+    assert reply.data == {"choice": {"name": "colour", "method": "score", "asked": "auto", "candidates": COLOURS,
                                      "scores": [-5.0, -2.0, -0.5], "picked": 2}}
     request = llm.requests[0]
     assert request.score == tuple(COLOURS) and request.messages is not None  # the history, as chat
@@ -101,7 +101,7 @@ async def test_grammar_holds_greedy_generation_to_the_candidates():
     llm = FunctionLLM(respond, capabilities=Capabilities(chat=True, grammar=True))
     result = await one_pick(Pick(lambda ctx: ["no", 'say "hi"'], method="grammar")).run("x", llm=llm)
     assert result.history[-1].content == 'say "hi"'
-    assert result.history[-1].data["choice"] == {"name": "choice", "method": "grammar",
+    assert result.history[-1].data["choice"] == {"name": "choice", "method": "grammar", "asked": "grammar",
                                                  "candidates": ["no", 'say "hi"'], "scores": None, "picked": 1}
 
 
@@ -148,9 +148,9 @@ async def test_no_candidates_stops_the_run_unless_when_empty_says_what_to_reply(
 async def test_a_model_that_cannot_score_or_take_grammars_is_refused_with_the_alternative():
     plain = ScriptedLLM(["x"], capabilities=Capabilities(chat=True))
     scored = await one_pick(Pick(lambda ctx: COLOURS)).run("x", llm=plain)
-    assert isinstance(scored.error, UnsupportedFeature) and "method='grammar'" in str(scored.error)
+    assert isinstance(scored.error, UnsupportedFeature) and "choice=random" in str(scored.error)
     generated = await one_pick(Pick(lambda ctx: COLOURS, method="grammar")).run("x", llm=plain)
-    assert isinstance(generated.error, UnsupportedFeature) and "method='score'" in str(generated.error)
+    assert isinstance(generated.error, UnsupportedFeature) and "lacks generation held to a grammar" in str(generated.error)
 
 
 def test_a_pick_is_checked_when_built():
@@ -195,7 +195,7 @@ async def test_a_call_held_to_a_choice_grammar_is_recorded_as_a_choice():
     ])
     result = await flow.run("sky", llm=llm)
     assert [p.index for p in picks(result.history, "Ask")] == [1, 2, None]
-    assert result.history[1].data == {"choice": {"name": "Ask", "method": "grammar", "candidates": COLOURS,
+    assert result.history[1].data == {"choice": {"name": "Ask", "method": "grammar", "asked": "grammar", "candidates": COLOURS,
                                                  "scores": None, "picked": 1}}
 
 

@@ -5,6 +5,8 @@ often ranks a handful of given options well. :class:`Pick` is an output function
 that smaller question: ``candidates(ctx)`` lists the options (tables from ``SHOW TABLES``, the
 admissible game commands...), and the model picks one by ``method``:
 
+- ``"auto"`` (the default): the best chooser the backend has, in the order score, label,
+  grammar (:mod:`statebound.flow.choosers`; never ``random`` on its own);
 - ``"score"``: the length-normalised log-probability of each candidate as the continuation of the
   prompt; the highest wins (first on ties). One scoring request evaluates the prompt once and then
   each candidate's tokens (backends with ``capabilities.scoring``: the embedded llama.cpp model; an
@@ -15,18 +17,26 @@ admissible game commands...), and the model picks one by ``method``:
   candidates whatever the question (a small model's mean per-token score favours long names whose
   later tokens are easy); it costs a second scoring request. ``baseline_weight`` (default 1)
   scales what is subtracted: between 0 (no calibration) and 1 (the full difference);
+- ``"label"``: the candidates listed as lettered options after the prompt, one token generated,
+  each option scored by its letter's log-probability among the token's most likely alternatives
+  (backends with ``capabilities.top_logprobs``: any OpenAI-compatible server that returns
+  ``top_logprobs``, and the embedded model). A ``baseline`` calibrates it the same way (it
+  removes the model's preference for some letters). More candidates than the backend reports
+  alternatives for are chosen in rounds (group winners meet again); ``scores`` are then each
+  candidate's score in its first round;
 - ``"grammar"``: greedy generation held to the candidates by a choice grammar (backends with
-  ``capabilities.grammar``);
+  ``capabilities.grammar``), or by a JSON-schema enum where the backend takes ``response_format``
+  (``capabilities.schema``);
 - ``"random"``: a seeded uniform draw, no model: the control that shows what the model adds.
 
 The chosen candidate is appended as the state's reply (an ``assistant`` entry, ``source="llm"``),
 and ``entry.data["choice"]`` records the choice as plain JSON (:meth:`Picked.to_data`)::
 
-    {"name": "table", "method": "score", "candidates": ["singer", "concert"],
+    {"name": "table", "method": "score", "asked": "auto", "candidates": ["singer", "concert"],
      "scores": [-0.41, -2.3], "picked": 0}
 
-``scores`` is None for ``grammar`` and ``random`` choices and when there was nothing to choose
-between. Candidates are deduplicated (first occurrence kept) and empty ones dropped; with one
+``method`` is the chooser that ran, ``asked`` the method the Pick was given. ``scores`` is None
+for ``grammar`` and ``random`` choices and when there was nothing to choose between. Candidates are deduplicated (first occurrence kept) and empty ones dropped; with one
 candidate left it is taken without a model call; with none, the run stops with a
 :class:`~statebound.errors.DefinitionError` unless ``when_empty`` gives the text to append instead
 (``picked`` is then None: :func:`last_pick` tells a transition). A candidate that does not fit the
@@ -43,20 +53,32 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from statebound.errors import DefinitionError, ModelOutputError, UnsupportedFeature
+from statebound.flow.choosers import (
+    ChoiceMethod,
+    ChooserKind,
+    check_method,
+    label_group_size,
+    label_messages,
+    label_prompt,
+    label_scores,
+    resolve,
+)
 from statebound.flow.context import RunContext
 from statebound.flow.history import Entry
-from statebound.llm.base import LLM, Completion, Message, Request
+from statebound.llm.base import LLM, Completion, Message, Request, Usage
 from statebound.llm.scoring import Normalization, text_score
 
 __all__ = [
     "ChoiceMethod",
+    "ChooserKind",
     "Pick",
     "Picked",
     "PromptFn",
     "choice_grammar",
+    "choice_schema",
     "grammar_choice",
     "is_choice_grammar",
     "last_pick",
@@ -64,9 +86,8 @@ __all__ = [
     "picks",
 ]
 
-ChoiceMethod = Literal["score", "grammar", "random"]
 PromptFn = Callable[[RunContext], str | Sequence[Message]]
-_METHODS = ("score", "grammar", "random")
+Prompt = str | tuple[Message, ...]  # a text continued verbatim, or chat messages
 _GRAMMAR_HEAD = "root ::= "
 _LITERAL = r'"(?:[^"\\]|\\.)*"'
 _CHOICE_GRAMMAR = re.compile(re.escape(_GRAMMAR_HEAD) + f"{_LITERAL}(?: \\| {_LITERAL})*")
@@ -97,7 +118,7 @@ def grammar_choice(name: str, grammar: str | None, reply: str) -> Picked | None:
     if grammar is None or not is_choice_grammar(grammar):
         return None
     candidates = tuple(offered(grammar))
-    return Picked(name, "grammar", candidates, None, _reply_index(reply, candidates))
+    return Picked(name, "grammar", candidates, None, _reply_index(reply, candidates), asked="grammar")
 
 
 def _reply_index(reply: str, candidates: Sequence[str]) -> int | None:
@@ -110,14 +131,16 @@ def _reply_index(reply: str, candidates: Sequence[str]) -> int | None:
 
 @dataclass(frozen=True, slots=True)
 class Picked:
-    """One choice as recorded: what was chosen (``name``), how, among what, the candidates'
-    scores (``score`` method) and the index picked (None: there was nothing to pick)."""
+    """One choice as recorded: what was chosen (``name``), by which chooser (``method``; the
+    method asked for in ``asked``), among what, the candidates' scores (``score`` and ``label``)
+    and the index picked (None: there was nothing to pick)."""
 
     name: str
     method: ChoiceMethod
     candidates: tuple[str, ...]
     scores: tuple[float, ...] | None
     index: int | None
+    asked: ChoiceMethod | None = None
 
     @property
     def text(self) -> str | None:
@@ -127,8 +150,8 @@ class Picked:
     def to_data(self) -> dict[str, Any]:
         """The ``Entry.data`` of the choice's history entry (plain JSON)."""
         scores = None if self.scores is None else [s if math.isfinite(s) else None for s in self.scores]
-        return {"choice": {"name": self.name, "method": self.method, "candidates": list(self.candidates),
-                           "scores": scores, "picked": self.index}}
+        return {"choice": {"name": self.name, "method": self.method, "asked": self.asked or self.method,
+                           "candidates": list(self.candidates), "scores": scores, "picked": self.index}}
 
     @classmethod
     def from_entry(cls, entry: Entry) -> Picked | None:
@@ -139,7 +162,7 @@ class Picked:
         scores = data.get("scores")
         return cls(str(data["name"]), data["method"], tuple(data["candidates"]),
                    None if scores is None else tuple(-math.inf if s is None else s for s in scores),
-                   data.get("picked"))
+                   data.get("picked"), data.get("asked"))
 
 
 def picks(history: Sequence[Entry], name: str | None = None) -> list[Picked]:
@@ -164,8 +187,8 @@ class Pick:
     ``prompt`` is what the candidates continue: None for the history as chat messages (the choice
     is the assistant's reply; add an ``Instruction`` before the ``Pick`` to ask the question), a
     string, or ``prompt(ctx)`` returning a string (continued verbatim) or chat messages.
-    ``baseline`` (same forms) calibrates the ``score`` method. ``method``, ``baseline``, the record
-    and the edge cases: see the module docstring. ``normalization`` turns
+    ``baseline`` (same forms) calibrates the ``score`` and ``label`` methods. ``method``,
+    ``baseline``, the record and the edge cases: see the module docstring. ``normalization`` turns
     a candidate's token log-probabilities into its score (``"mean"`` per token, ``"gnmt"``,
     ``"sum"``; :mod:`statebound.llm.scoring`). ``seed`` fixes the ``random`` draws (each draw also
     depends on the task, the state, its visit, the history's length and the candidates, so runs
@@ -176,7 +199,7 @@ class Pick:
     prompt: str | PromptFn | None = field(default=None, kw_only=True)
     baseline: str | PromptFn | None = field(default=None, kw_only=True)
     baseline_weight: float = field(default=1.0, kw_only=True)
-    method: ChoiceMethod = field(default="score", kw_only=True)
+    method: ChoiceMethod = field(default="auto", kw_only=True)
     name: str = field(default="choice", kw_only=True)
     llm: LLM | None = field(default=None, kw_only=True)
     normalization: Normalization = field(default="mean", kw_only=True)
@@ -186,8 +209,7 @@ class Pick:
     def __post_init__(self) -> None:
         if not callable(self.candidates):
             raise DefinitionError(f"Pick needs a function candidates(ctx) -> list of str, got {self.candidates!r}")
-        if self.method not in _METHODS:
-            raise DefinitionError(f"Pick method {self.method!r} is unknown: use 'score', 'grammar' or 'random'")
+        check_method(self.method)
 
     @property
     def label(self) -> str:
@@ -200,50 +222,70 @@ class Pick:
                 raise DefinitionError(
                     f"state {ctx.state!r}: Pick {self.name!r} found no candidates; give it "
                     "when_empty='...' (the reply to append instead) or make sure candidates(ctx) returns some")
-            self._append(ctx, self.when_empty, Picked(self.name, self.method, (), None, None), None)
+            self._append(ctx, self.when_empty, self._picked(self._recorded_kind(ctx), (), None, None), None)
             return
         if len(candidates) == 1:
-            self._append(ctx, candidates[0], Picked(self.name, self.method, candidates, None, 0), None)
+            self._append(ctx, candidates[0], self._picked(self._recorded_kind(ctx), candidates, None, 0), None)
             return
-        if self.method == "random":
+        kind = self._kind(ctx)
+        scores: tuple[float, ...] | None = None
+        completion: Completion | None = None
+        if kind == "random":
             index = self._draw(ctx, candidates)
-            self._append(ctx, candidates[index], Picked(self.name, "random", candidates, None, index), None)
-            return
-        if self.method == "score":
-            scores, completion = await self._score(ctx, candidates)
-            index = max(range(len(candidates)), key=lambda i: (scores[i], -i))
-        else:
+        elif kind == "grammar":
             index, completion = await self._generate(ctx, candidates)
-            scores = None
-        picked = Picked(self.name, self.method, candidates, scores, index)
-        self._append(ctx, candidates[index], picked, completion)
+        else:
+            choose = self._score if kind == "score" else self._label
+            scores, index, completion = await choose(ctx, candidates)
+        self._append(ctx, candidates[index], self._picked(kind, candidates, scores, index), completion)
 
-    # -- the three methods -------------------------------------------------------------------
-    def _request(self, ctx: RunContext, *, baseline: bool = False, **options: Any) -> Request:
+    def _kind(self, ctx: RunContext) -> ChooserKind:
+        """The chooser that runs: ``method`` as this state's model can run it."""
+        if self.method == "random":
+            return "random"
+        llm = ctx.llm_for(self.llm)
+        return resolve(self.method, llm.capabilities, chat=not isinstance(self._prompt(ctx), str),
+                       model=llm.model)
+
+    def _recorded_kind(self, ctx: RunContext) -> ChoiceMethod:
+        """The chooser a choice that needs no model is recorded under: the one that would have
+        run, or the method asked for where none can (no model, or one that cannot choose)."""
+        try:
+            return self._kind(ctx)
+        except (DefinitionError, UnsupportedFeature):
+            return self.method
+
+    def _picked(self, kind: ChoiceMethod, candidates: tuple[str, ...], scores: tuple[float, ...] | None,
+                index: int | None) -> Picked:
+        return Picked(self.name, kind, candidates, scores, index, asked=self.method)
+
+    # -- prompts ---------------------------------------------------------------------------------
+    def _prompt(self, ctx: RunContext, *, baseline: bool = False) -> Prompt:
         source = self.baseline if baseline else self.prompt
         prompt = source(ctx) if callable(source) else source
         if prompt is None:
-            return Request(messages=ctx.messages(), **options)
+            return ctx.messages()
+        return prompt if isinstance(prompt, str) else tuple(prompt)
+
+    def _request(self, ctx: RunContext, *, baseline: bool = False, **options: Any) -> Request:
+        prompt = self._prompt(ctx, baseline=baseline)
         if isinstance(prompt, str):
             return Request(prompt=prompt, **options)
-        return Request(messages=tuple(prompt), **options)
+        return Request(messages=prompt, **options)
 
-    async def _score(self, ctx: RunContext, candidates: tuple[str, ...]) -> tuple[tuple[float, ...], Completion]:
+    # -- the choosers ----------------------------------------------------------------------------
+    async def _score(self, ctx: RunContext, candidates: tuple[str, ...]) -> tuple[
+            tuple[float, ...], int, Completion]:
         llm = ctx.llm_for(self.llm)
-        if not llm.capabilities.scoring:
-            raise UnsupportedFeature(
-                f"{llm.model} cannot score candidates (it returns no log-probabilities of given text); "
-                "use Pick(method='grammar') with a model that takes grammars, or method='random'")
         completion = await ctx.complete(self._request(ctx, score=candidates, logprobs=True), llm=self.llm)
         scores = self._scores(llm, completion, candidates)
-        if self.baseline is None:
-            return scores, completion
-        request = self._request(ctx, baseline=True, score=candidates, logprobs=True)
-        prior = await ctx.complete(request, llm=self.llm)
-        weight = self.baseline_weight
-        calibrated = tuple(s - weight * p for s, p in zip(scores, self._scores(llm, prior, candidates)))
-        both = Completion(completion.choices, completion.usage + prior.usage, completion.model)
-        return calibrated, both
+        if self.baseline is not None:
+            request = self._request(ctx, baseline=True, score=candidates, logprobs=True)
+            prior = await ctx.complete(request, llm=self.llm)
+            weight = self.baseline_weight
+            scores = tuple(s - weight * p for s, p in zip(scores, self._scores(llm, prior, candidates)))
+            completion = Completion(completion.choices, completion.usage + prior.usage, completion.model)
+        return scores, _best(scores, range(len(candidates))), completion
 
     def _scores(self, llm: LLM, completion: Completion, candidates: tuple[str, ...]) -> tuple[float, ...]:
         if len(completion.choices) != len(candidates) or any(c.logprobs is None for c in completion.choices):
@@ -251,21 +293,69 @@ class Pick:
         return tuple(text_score([t.logprob for t in c.logprobs or ()], normalization=self.normalization)
                      for c in completion.choices)
 
-    async def _generate(self, ctx: RunContext, candidates: tuple[str, ...]) -> tuple[int, Completion]:
+    async def _label(self, ctx: RunContext, candidates: tuple[str, ...]) -> tuple[
+            tuple[float, ...], int, Completion]:
+        """Lettered options in rounds of at most the backend's group size; each candidate's score
+        is its calibrated letter log-probability in its first round."""
         llm = ctx.llm_for(self.llm)
-        if not llm.capabilities.grammar:
-            raise UnsupportedFeature(
-                f"{llm.model} takes no grammar; use Pick(method='score') with a model that scores "
-                "text, or method='random'")
+        size = label_group_size(llm.capabilities)
+        scores: list[float] = [-math.inf] * len(candidates)
+        usage, model = Usage(), llm.model
+        pool = list(range(len(candidates)))
+        first_round = True
+        while len(pool) > 1:
+            winners = []
+            for group in _groups(pool, size):
+                if len(group) == 1:
+                    winners.append(group[0])
+                    continue
+                group_scores, completion = await self._label_round(ctx, [candidates[i] for i in group], size)
+                usage, model = usage + completion.usage, completion.model
+                if first_round:
+                    for i, score in zip(group, group_scores):
+                        scores[i] = score
+                winners.append(_best(group_scores, group))
+            pool, first_round = winners, False
+        return tuple(scores), pool[0], Completion((), usage, model)
+
+    async def _label_round(self, ctx: RunContext, options: list[str], size: int) -> tuple[
+            tuple[float, ...], Completion]:
+        async def letters(baseline: bool) -> tuple[tuple[float, ...], Completion]:
+            prompt = self._prompt(ctx, baseline=baseline)
+            settings: dict[str, Any] = {"max_tokens": 1, "temperature": 0.0, "logprobs": True, "top_logprobs": size}
+            request = (Request(prompt=label_prompt(prompt, options), **settings) if isinstance(prompt, str)
+                       else Request(messages=label_messages(prompt, options), **settings))
+            completion = await ctx.complete(request, llm=self.llm)
+            logprobs = completion.choices[0].logprobs if completion.choices else None
+            token = logprobs[0] if logprobs else None
+            return label_scores(token, len(options), floor=baseline), completion
+
+        scores, completion = await letters(False)
+        if self.baseline is not None:
+            prior, prior_completion = await letters(True)
+            scores = tuple(s - self.baseline_weight * p for s, p in zip(scores, prior))
+            completion = Completion(completion.choices, completion.usage + prior_completion.usage, completion.model)
+        return scores, completion
+
+    async def _generate(self, ctx: RunContext, candidates: tuple[str, ...]) -> tuple[int, Completion]:
+        """Greedy generation held to the candidates: a GBNF choice grammar, else a JSON-schema
+        enum (``{"choice": ...}``)."""
+        llm = ctx.llm_for(self.llm)
         longest = max(len(c.encode("utf-8")) for c in candidates) + 2  # a token covers at least one byte
-        request = self._request(ctx, grammar=choice_grammar(candidates), max_tokens=longest, temperature=0.0)
-        completion = await ctx.complete(request, llm=self.llm)
-        reply = completion.text
+        if llm.capabilities.grammar:
+            request = self._request(ctx, grammar=choice_grammar(candidates), max_tokens=longest, temperature=0.0)
+            completion = await ctx.complete(request, llm=self.llm)
+            reply = completion.text
+        else:
+            request = self._request(ctx, schema=choice_schema(candidates), max_tokens=longest + 24,
+                                    temperature=0.0)
+            completion = await ctx.complete(request, llm=self.llm)
+            reply = _schema_reply(completion.text)
         if (index := _reply_index(reply, candidates)) is not None:
             return index, completion
         raise ModelOutputError(
-            f"state {ctx.state!r}: the reply {reply[:80]!r} to Pick {self.name!r} is none of its "
-            f"{len(candidates)} candidates; the backend may have ignored the grammar")
+            f"state {ctx.state!r}: the reply {completion.text[:80]!r} to Pick {self.name!r} is none of its "
+            f"{len(candidates)} candidates; the backend may have ignored the grammar or schema")
 
     def _draw(self, ctx: RunContext, candidates: tuple[str, ...]) -> int:
         seen = json.dumps([self.seed, ctx.task, ctx.state, ctx.visits.get(ctx.state, 1), len(ctx.history),
@@ -277,3 +367,36 @@ class Pick:
         name = ctx.speaker or (ctx.agent.name if ctx.agent is not None else None)
         usage = None if completion is None else completion.usage
         ctx.add("assistant", text, "llm", name=name, usage=usage, data=picked.to_data())
+
+
+def choice_schema(candidates: Sequence[str]) -> dict[str, Any]:
+    """A JSON schema whose only instances are ``{"choice": <one of candidates>}`` (an object at the
+    top, which every server that takes ``response_format`` accepts)."""
+    return {"type": "object", "properties": {"choice": {"type": "string", "enum": list(candidates)}},
+            "required": ["choice"], "additionalProperties": False}
+
+
+def _schema_reply(text: str) -> str:
+    """The ``choice`` of a reply held to :func:`choice_schema` ("" when it is not such JSON)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return ""
+    choice = value.get("choice") if isinstance(value, dict) else None
+    return choice if isinstance(choice, str) else ""
+
+
+def _groups(pool: list[int], size: int) -> list[list[int]]:
+    """``pool`` cut, in order, into as few runs of at most ``size`` as possible, of near-equal sizes."""
+    count = -(-len(pool) // size)
+    base, extra = divmod(len(pool), count)
+    bounds = [0]
+    for i in range(count):
+        bounds.append(bounds[-1] + base + (i < extra))
+    return [pool[start:end] for start, end in zip(bounds, bounds[1:])]
+
+
+def _best(scores: Sequence[float], indices: Sequence[int]) -> int:
+    """The index (from ``indices``) of the highest score, the first on ties."""
+    position = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    return indices[position]

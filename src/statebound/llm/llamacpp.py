@@ -54,6 +54,7 @@ __all__ = ["LlamaCppLLM", "LlamaOptions", "render_transcript", "unload_models"]
 Mode = Literal["chat", "completion"]
 PROVIDER = "llama.cpp"
 TRANSCRIPT_STOP = "\nUser:"
+TOP_LOGPROBS = 20  # alternatives reported per generated token (as OpenAI's API allows at most)
 _ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
 
 
@@ -162,15 +163,29 @@ def _check_grammar(llama: Llama, grammar: str) -> None:
     llama_cpp.llama_sampler_free(sampler)
 
 
-def _token_logprobs(raw: dict[str, Any] | None) -> tuple[TokenLogprob, ...] | None:
+def _token_logprobs(raw: dict[str, Any] | None, top: int) -> tuple[TokenLogprob, ...] | None:
+    """The reply's tokens with their log-probabilities, and the ``top`` most likely at each
+    position (llama-cpp-python's chat or completion shape)."""
     if not raw:
         return None
     if "content" in raw:  # chat shape
-        return tuple(TokenLogprob(t["token"], float(t["logprob"])) for t in raw["content"] or ())
+        return tuple(
+            TokenLogprob(t["token"], float(t["logprob"]),
+                         _most_likely(((a["token"], a["logprob"]) for a in t.get("top_logprobs") or ()), top))
+            for t in raw["content"] or ())
+    tops = raw.get("top_logprobs") or [None] * len(raw["tokens"])
     return tuple(
-        TokenLogprob(token, float(logprob))
-        for token, logprob in zip(raw["tokens"], raw["token_logprobs"])
+        TokenLogprob(token, float(logprob), _most_likely((alternatives or {}).items(), top))
+        for token, logprob, alternatives in zip(raw["tokens"], raw["token_logprobs"], tops)
     )
+
+
+def _most_likely(alternatives: Any, top: int) -> tuple[tuple[str, float], ...]:
+    """The ``top`` most likely of (token, log-probability) pairs, most likely first."""
+    if top < 1:
+        return ()
+    ranked = sorted(((str(t), float(lp)) for t, lp in alternatives), key=lambda pair: -pair[1])
+    return tuple(ranked[:top])
 
 
 class LlamaCppLLM:
@@ -206,8 +221,8 @@ class LlamaCppLLM:
     @property
     def capabilities(self) -> Capabilities:
         return Capabilities(
-            completion=True, chat=True, logprobs=True, grammar=True, scoring=True,
-            extras=frozenset({"seed"}),
+            completion=True, chat=True, logprobs=True, grammar=True, scoring=True, chat_scoring=True,
+            top_logprobs=TOP_LOGPROBS, extras=frozenset({"seed"}),
         )
 
     async def complete(self, request: Request) -> Completion:
@@ -223,12 +238,12 @@ class LlamaCppLLM:
         the call raises ``asyncio.CancelledError`` at its next evaluation step."""
         if request.score is not None:
             return self._score(request, cancel)
-        engine = _load(self.path, self.options, request.logprobs)
+        engine = _load(self.path, self.options, request.logprobs or request.top_logprobs > 0)
         with engine.lock, cancellable(engine.llama, cancel), lazy_grammar_sampling(engine.llama):
             if request.grammar is not None:
                 _check_grammar(engine.llama, request.grammar)
             raws = [self._sample(engine.llama, request, i) for i in range(request.n)]
-        choices = tuple(self._choice(raw["choices"][0]) for raw in raws)
+        choices = tuple(self._choice(raw["choices"][0], request.top_logprobs) for raw in raws)
         usage = Usage(
             prompt_tokens=raws[0]["usage"]["prompt_tokens"],  # the prompt is read once, as with n
             completion_tokens=sum(raw["usage"]["completion_tokens"] for raw in raws),
@@ -300,8 +315,8 @@ class LlamaCppLLM:
                 messages: Any = [{"role": m.role, "content": m.content} for m in request.messages]
                 return llama.create_chat_completion(  # type: ignore[return-value]
                     messages=messages,
-                    logprobs=request.logprobs,
-                    top_logprobs=1 if request.logprobs else None,
+                    logprobs=request.logprobs or request.top_logprobs > 0,
+                    top_logprobs=max(1, request.top_logprobs) if request.logprobs or request.top_logprobs else None,
                     **common,
                 )
             if request.messages is not None:
@@ -310,7 +325,8 @@ class LlamaCppLLM:
             else:
                 prompt = request.prompt or ""
             return llama.create_completion(  # type: ignore[return-value]
-                prompt=prompt, logprobs=1 if request.logprobs else None, **common
+                prompt=prompt, logprobs=max(1, request.top_logprobs) if request.logprobs or request.top_logprobs
+                else None, **common
             )
         except ValueError as error:
             if "context window" not in str(error):
@@ -322,10 +338,10 @@ class LlamaCppLLM:
             ) from None
 
     @staticmethod
-    def _choice(raw: dict[str, Any]) -> Choice:
+    def _choice(raw: dict[str, Any], top: int) -> Choice:
         text = (raw["message"]["content"] or "") if "message" in raw else raw["text"]
         return Choice(
             text=text,
             finish_reason=raw.get("finish_reason") or "stop",
-            logprobs=_token_logprobs(raw.get("logprobs")),
+            logprobs=_token_logprobs(raw.get("logprobs"), top),
         )

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from statebound.errors import (
     ContextOverflow,
+    DefinitionError,
     FatalProviderError,
     ModelUnavailable,
     ProviderError,
@@ -136,8 +137,12 @@ class OpenAICompatLLM:
         completions: bool | None = None,
         grammar_field: str | None = None,
         scoring: bool = False,
+        top_logprobs: int = 20,
         retry: RetryPolicy | None = None,
     ) -> None:
+        if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or top_logprobs < 0:
+            raise DefinitionError(f"top_logprobs must be a count of 0 or more (0: the server reports no "
+                                  f"alternatives; OpenAI allows 20), not {top_logprobs!r}")
         self.settings = settings
         self.retry = retry or RetryPolicy(attempts=settings.attempts)
         self.grammar_field = grammar_field
@@ -157,7 +162,7 @@ class OpenAICompatLLM:
             completions = not settings.is_openai or settings.model.startswith(_COMPLETIONS_MODELS)
         self._capabilities = Capabilities(
             completion=completions, chat=True, logprobs=True, grammar=grammar_field is not None,
-            scoring=scoring and completions, extras=frozenset({"seed"}),
+            scoring=scoring and completions, top_logprobs=top_logprobs, extras=frozenset({"seed"}),
         )
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
             weakref.WeakKeyDictionary()
@@ -298,13 +303,13 @@ class OpenAICompatLLM:
             body[self.grammar_field] = request.grammar
         if request.messages is not None:
             body["messages"] = [{"role": m.role, "content": m.content} for m in request.messages]
-            if request.logprobs:
+            if request.logprobs or request.top_logprobs:
                 body["logprobs"] = True
-                body["top_logprobs"] = 1  # llama.cpp server sends none without it
+                body["top_logprobs"] = max(1, request.top_logprobs)  # llama.cpp server sends none without it
         else:
             body["prompt"] = request.prompt
-            if request.logprobs:
-                body["logprobs"] = 1
+            if request.logprobs or request.top_logprobs:
+                body["logprobs"] = max(1, request.top_logprobs)
         return body
 
     async def _score(self, prompt: str, texts: tuple[str, ...]) -> Completion:
@@ -391,7 +396,7 @@ def _choice(raw: object, request: Request) -> Choice:
         text=text,
         finish_reason="stop" if text != original else (finish if isinstance(finish, str) and finish
                                                       else "stop"),
-        logprobs=_logprobs(raw.get("logprobs")) if request.logprobs else None,
+        logprobs=_logprobs(raw.get("logprobs")) if request.logprobs or request.top_logprobs else None,
     )
 
 
@@ -421,10 +426,19 @@ def _logprobs(raw: object) -> tuple[TokenLogprob, ...] | None:
         return None
     try:
         if (content := raw.get("content")) is not None:  # chat shape
-            return tuple(TokenLogprob(str(t["token"]), float(t["logprob"])) for t in content)
+            return tuple(TokenLogprob(str(t["token"]), float(t["logprob"]),
+                                      _ranked((a["token"], a["logprob"]) for a in t.get("top_logprobs") or ()))
+                         for t in content)
         tokens, values = raw.get("tokens"), raw.get("token_logprobs")
         if tokens is None or values is None:
             return None
-        return tuple(TokenLogprob(str(t), float(v)) for t, v in zip(tokens, values) if v is not None)
-    except (TypeError, KeyError, ValueError) as error:
+        tops = raw.get("top_logprobs") or [None] * len(tokens)
+        return tuple(TokenLogprob(str(t), float(v), _ranked((top or {}).items()))
+                     for t, v, top in zip(tokens, values, tops) if v is not None)
+    except (TypeError, KeyError, ValueError, AttributeError) as error:
         raise MalformedResponse(f"unreadable logprobs ({type(error).__name__}: {error})") from None
+
+
+def _ranked(alternatives: Any) -> tuple[tuple[str, float], ...]:
+    """A token's reported alternatives as (token, log-probability) pairs, most likely first."""
+    return tuple(sorted(((str(t), float(v)) for t, v in alternatives), key=lambda pair: -pair[1]))

@@ -61,8 +61,9 @@ def scored_completion(request: Request, scorer: Scorer, model: str) -> Completio
 
 
 def scoring_capabilities(capabilities: Capabilities, scorer: Scorer | None) -> Capabilities:
-    """A double with a scorer scores text, whatever else its capabilities say."""
-    return capabilities if scorer is None else replace(capabilities, scoring=True)
+    """A double with a scorer scores text (after a prompt or chat messages alike), whatever else
+    its capabilities say."""
+    return capabilities if scorer is None else replace(capabilities, scoring=True, chat_scoring=True)
 
 
 def _choice(reply: Reply, request: Request) -> Choice:

@@ -148,7 +148,7 @@ async def test_no_candidates_stops_the_run_unless_when_empty_says_what_to_reply(
 async def test_a_model_that_cannot_score_or_take_grammars_is_refused_with_the_alternative():
     plain = ScriptedLLM(["x"], capabilities=Capabilities(chat=True))
     scored = await one_pick(Pick(lambda ctx: COLOURS)).run("x", llm=plain)
-    assert isinstance(scored.error, UnsupportedFeature) and "choice=random" in str(scored.error)
+    assert isinstance(scored.error, UnsupportedFeature) and "method=random" in str(scored.error)
     generated = await one_pick(Pick(lambda ctx: COLOURS, method="grammar")).run("x", llm=plain)
     assert isinstance(generated.error, UnsupportedFeature) and "lacks generation held to a grammar" in str(generated.error)
 

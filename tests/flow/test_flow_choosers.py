@@ -46,15 +46,15 @@ def test_auto_takes_score_then_label_then_grammar_and_never_random():
     assert resolve("auto", text_scoring, chat=False, model="m") == "score"
     assert resolve("auto", Capabilities(chat=True, grammar=True), chat=True, model="m") == "grammar"
     assert resolve("auto", Capabilities(chat=True, schema=True), chat=True, model="m") == "grammar"
-    with pytest.raises(UnsupportedFeature, match="can run no chooser.*choice=random"):
+    with pytest.raises(UnsupportedFeature, match="can run no chooser.*method=random"):
         resolve("auto", Capabilities(chat=True), chat=True, model="m")
     assert usable(Capabilities(chat=True), chat=True) == ()
 
 
 def test_a_method_the_backend_cannot_run_names_what_is_missing_and_what_works():
-    with pytest.raises(UnsupportedFeature, match=r"cannot run choice=score: it lacks .*chat scoring.*choice=label works"):
+    with pytest.raises(UnsupportedFeature, match=r"cannot run method=score: it lacks .*chat scoring.*method=label works"):
         resolve("score", Capabilities(chat=True, scoring=True, top_logprobs=20), chat=True, model="openai:local")
-    with pytest.raises(UnsupportedFeature, match="choice=random"):
+    with pytest.raises(UnsupportedFeature, match="but method=random"):
         resolve("label", Capabilities(chat=True), chat=True, model="m")
     with pytest.raises(DefinitionError, match="unknown.*'auto', 'score', 'label', 'grammar', 'random'"):
         Pick(lambda ctx: COLOURS, method="best")  # type: ignore[arg-type]

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from statebound.bench.trace import Trace
 from statebound.envs.base import Environment
+from statebound.flow.choosers import ChoiceMethod
 from statebound.llm.base import LLM
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "AgentSpec",
     "Benchmark",
     "BenchmarkOptions",
+    "ChoiceOptions",
     "EpisodeLimits",
     "FormatOptions",
     "Grade",
@@ -87,6 +89,15 @@ class FormatOptions(BenchmarkOptions):
     format: Literal["free", "grammar"] = Field("free", description="grammar: replies held to the agent's shape")
 
 
+class ChoiceOptions(BenchmarkOptions):
+    """Options of a benchmark whose scoped agents pick among candidates (``-O choice=``): how they
+    choose (:mod:`statebound.flow.choosers`)."""
+
+    choice: ChoiceMethod = Field(
+        "auto", description="how scoped agents choose: auto (the best the model can run: score, then "
+        "label, then grammar), score, label, grammar, or random (the control)")
+
+
 OptionsT = TypeVar("OptionsT", bound=BenchmarkOptions)
 
 
@@ -112,7 +123,9 @@ class AgentSpec(Generic[OptionsT]):
 
     ``build`` makes the agent for one episode; ``uses_model=False`` marks model-free agents
     (oracles, replays), which need no model feature; ``needs`` names the model features it always
-    needs; ``env`` are settings passed to the benchmark's ``make_env`` for its episodes (e.g. a
+    needs; ``chooses`` marks agents that pick among candidates with the chooser ``-O choice=``
+    names (:class:`ChoiceOptions`; ``chat_choices``: their choice prompts are chat messages), so
+    the harness checks the model can run it; ``env`` are settings passed to the benchmark's ``make_env`` for its episodes (e.g. a
     game that lists its admissible commands); ``check`` raises a
     :class:`~statebound.errors.DefinitionError` when the options do not suit the agent (checked
     before a run stores anything)."""
@@ -121,6 +134,8 @@ class AgentSpec(Generic[OptionsT]):
     summary: str
     uses_model: bool = True
     needs: frozenset[ModelNeed] = frozenset()
+    chooses: bool = False
+    chat_choices: bool = True
     env: Mapping[str, Any] = field(default_factory=dict)
     check: Callable[[OptionsT], None] | None = None
 

@@ -30,6 +30,7 @@ from statebound.errors import (
     UnsupportedFeature,
 )
 from statebound.exits import ExitReason
+from statebound.flow.choosers import ChoiceMethod, resolve
 from statebound.llm.base import LLM, Completion, LLMWrapper, Request
 from statebound.llm.usage import UsageMeter
 
@@ -77,8 +78,15 @@ class Episode:
 
 
 def check_agent(benchmark: Benchmark[Any], name: str, spec: AgentSpec[Any], llm: LLM) -> None:
-    """Raise :class:`UnsupportedFeature` when ``llm`` lacks a feature agent ``name`` needs."""
+    """Raise :class:`UnsupportedFeature` when ``llm`` lacks a feature agent ``name`` needs (its
+    chooser among them)."""
     capabilities = llm.capabilities
+    if spec.chooses and spec.uses_model:
+        method: ChoiceMethod = getattr(benchmark.options, "choice", "auto")
+        try:
+            resolve(method, capabilities, chat=spec.chat_choices, model=repr(llm.model), spelled="-O choice=")
+        except UnsupportedFeature as error:
+            raise UnsupportedFeature(f"{benchmark.name} agent {name}: {error}") from None
     for need in sorted(benchmark.model_needs(spec)):
         if not getattr(capabilities, need):
             why = {"grammar": "accepts GBNF grammars", "scoring": "scores given text (log-probabilities)"}[need]

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import Field
 
-from statebound.bench.contract import Benchmark, FormatOptions, Grade, Task
+from statebound.bench.contract import Benchmark, ChoiceOptions, FormatOptions, Grade, Task
 from statebound.bench.trace import Trace
 from statebound.envs.bash import BashEnv, load_tasks
 from statebound.report.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
@@ -26,7 +26,7 @@ from statebound.report.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
 __all__ = ["BashOptions", "InterCodeBash"]
 
 
-class BashOptions(FormatOptions):
+class BashOptions(FormatOptions, ChoiceOptions):
     replay: str | None = Field(None, description="recorded actions (JSONL) for the replay oracle")
     observation_chars: int = Field(350, ge=1, description="what the model sees of one output")
     reply_tokens: int = Field(256, ge=1, description="max_tokens of each model call")

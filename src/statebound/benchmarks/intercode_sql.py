@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from statebound.bench.contract import Benchmark, FormatOptions, Grade, Task
+from statebound.bench.contract import Benchmark, ChoiceOptions, FormatOptions, Grade, Task
 from statebound.bench.trace import Trace
 from statebound.envs.sql import Backend, SqlEnvironment, load_tasks, open_backend
 from statebound.report.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
@@ -24,7 +24,7 @@ from statebound.report.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
 __all__ = ["InterCodeSql", "SqlOptions"]
 
 
-class SqlOptions(FormatOptions):
+class SqlOptions(FormatOptions, ChoiceOptions):
     db: Literal["sqlite", "mysql"] = Field("sqlite", description="the database server")
     replay: str | None = Field(None, description="recorded actions (JSONL) for the replay oracle")
     cache_dir: str | None = Field(None, description="where the SQLite copies of the databases are kept")

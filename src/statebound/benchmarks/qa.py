@@ -25,7 +25,7 @@ from pydantic import Field
 
 from statebound.agents.qa.agents import QAAgentOptions
 from statebound.agents.qa.prompts import Dataset
-from statebound.bench.contract import Benchmark, BenchmarkOptions, Grade, Task
+from statebound.bench.contract import Benchmark, ChoiceOptions, Grade, Task
 from statebound.bench.trace import Trace
 from statebound.envs.qa.corpus import Corpus, hotpot_distractor_corpus, load_jsonl_corpus
 from statebound.envs.qa.datasets import QAItem, load_gsm8k, load_hotpotqa
@@ -44,7 +44,7 @@ _MONITOR_COLUMNS = (
 )
 
 
-class QAOptions(BenchmarkOptions):
+class QAOptions(ChoiceOptions):
     limit: int | None = Field(None, ge=1, description="only the first N questions")
     shots: int = Field(2, ge=0, description="few-shot examples in the prompt")
     mode: Mode = Field("posthoc", description="the decoding monitor's mode (posthoc, grammar, eager, none)")

@@ -81,9 +81,10 @@ def usable(capabilities: Capabilities, *, chat: bool) -> tuple[ChooserKind, ...]
     return tuple(kind for kind in AUTO_ORDER if missing_capability(kind, capabilities, chat=chat) is None)
 
 
-def resolve(method: ChoiceMethod, capabilities: Capabilities, *, chat: bool, model: str) -> ChooserKind:
+def resolve(method: ChoiceMethod, capabilities: Capabilities, *, chat: bool, model: str,
+            spelled: str = "method=") -> ChooserKind:
     """The kind ``method`` runs as on this backend; :class:`UnsupportedFeature` when it cannot,
-    naming what is missing and which method would work."""
+    naming what is missing and which method would work (written as ``spelled`` + its name)."""
     if method == "random":
         return "random"
     if method == "auto":
@@ -92,14 +93,14 @@ def resolve(method: ChoiceMethod, capabilities: Capabilities, *, chat: bool, mod
             return kinds[0]
         raise UnsupportedFeature(
             f"{model} can run no chooser (score, label or grammar): it returns no log-probabilities "
-            "of text or of its most likely tokens and takes no grammar or JSON schema; use choice=random "
+            f"of text or of its most likely tokens and takes no grammar or JSON schema; use {spelled}random "
             "(the control) or another model (docs/models.md, capability table)")
     missing = missing_capability(method, capabilities, chat=chat)
     if missing is None:
         return method
     others = [kind for kind in usable(capabilities, chat=chat) if kind != method]
-    hint = f"choice={others[0]} works with it" if others else "no chooser works with it but choice=random"
-    raise UnsupportedFeature(f"{model} cannot run choice={method}: it lacks {missing}; {hint}")
+    hint = f"{spelled}{others[0]} works with it" if others else f"no chooser works with it but {spelled}random"
+    raise UnsupportedFeature(f"{model} cannot run {spelled}{method}: it lacks {missing}; {hint}")
 
 
 # -- label: lettered options ------------------------------------------------------------------

@@ -23,7 +23,7 @@ from statebound.bench.converters import FlowAgent, trace_of_actions
 from statebound.bench.trace import Trace
 from statebound.envs.bash import BashEnv, format_execute, get_task
 from statebound.errors import DefinitionError
-from statebound.flow import ChoiceMethod, Flow
+from statebound.flow import Flow
 from statebound.llm.base import LLM
 
 if TYPE_CHECKING:
@@ -57,16 +57,17 @@ def _model_agent(build: Callable[..., Flow], summary: str, *, task_label: str = 
     return AgentSpec(build=make, summary=summary)
 
 
-def _scoped_agent(chooser: ChoiceMethod, summary: str, *, compose: bool = False) -> AgentSpec[BashOptions]:
-    """The scoped machine over the vocabulary of every other task's gold command."""
+def _scoped_agent(summary: str, *, control: bool, compose: bool = False) -> AgentSpec[BashOptions]:
+    """The scoped machine over the vocabulary of every other task's gold command, choosing with
+    ``-O choice=`` (seeded random draws for the ``control``)."""
 
     def make(setup: Setup[BashOptions]) -> FlowAgent:
-        flow = build_scoped(chooser=chooser, max_interactions=setup.max_turns or 10,
+        flow = build_scoped(chooser="random" if control else setup.options.choice,
+                            max_interactions=setup.max_turns or 10,
                             vocabulary=bundled_vocabulary(leave_out=setup.task.id), compose=compose)
         return FlowAgent(flow, data_keys=("action", "outcome", "part", "command"))
 
-    return AgentSpec(build=make, summary=summary, uses_model=chooser != "random",
-                     needs=frozenset({"scoring"}) if chooser == "score" else frozenset())
+    return AgentSpec(build=make, summary=summary, uses_model=not control, chooses=not control, chat_choices=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,15 +125,16 @@ AGENTS: dict[str, AgentSpec[BashOptions]] = {
                                      rethink=True),
     "react": _model_agent(build_react, "few-shot ReAct"),
     "plan-solve": _model_agent(build_plan_solve, "Plan & Solve: a plan, then one command per step"),
-    "stateflow-scoped": _scoped_agent("score", "extension: the command built a stage at a time, each part chosen "
-                                      "by the model's scores among the other tasks' gold stages and the sandbox's paths"),
-    "stateflow-scoped-random": _scoped_agent("random", "extension: stateflow-scoped with seeded random choices "
-                                             "(the control)"),
-    "stateflow-scoped-compose": _scoped_agent("score", "extension: stateflow-scoped with a find on a path built a "
-                                              "clause at a time (-type f, -name PATTERN...) from every find head's "
-                                              "clauses", compose=True),
-    "stateflow-scoped-compose-random": _scoped_agent("random", "extension: stateflow-scoped-compose with seeded "
-                                                     "random choices (the control)", compose=True),
+    "stateflow-scoped": _scoped_agent("extension: the command built a stage at a time, each part chosen by the "
+                                      "model (-O choice=) among the other tasks' gold stages and the sandbox's paths",
+                                      control=False),
+    "stateflow-scoped-random": _scoped_agent("extension: stateflow-scoped with seeded random choices (the control)",
+                                             control=True),
+    "stateflow-scoped-compose": _scoped_agent("extension: stateflow-scoped with a find on a path built a clause at "
+                                              "a time (-type f, -name PATTERN...) from every find head's clauses",
+                                              control=False, compose=True),
+    "stateflow-scoped-compose-random": _scoped_agent("extension: stateflow-scoped-compose with seeded random "
+                                                     "choices (the control)", control=True, compose=True),
     "gold": AgentSpec(build=_gold, summary="oracle: runs the gold command and submits", uses_model=False),
     "nothing": AgentSpec(build=_nothing, summary="baseline: runs 'true' (no change, no output) and submits: what "
                          "upstream's reward gives doing nothing", uses_model=False),

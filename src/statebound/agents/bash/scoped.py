@@ -408,11 +408,11 @@ def _pick(name: str, candidates: Callable[[RunContext], list[str]], chooser: Cho
                 when_empty="(none)")
 
 
-def build_scoped(*, chooser: ChoiceMethod = "score", max_interactions: int = 10,
+def build_scoped(*, chooser: ChoiceMethod = "auto", max_interactions: int = 10,
                  vocabulary: Vocabulary, compose: bool = False, **_: Any) -> Flow:
     """The machine (module docstring) over ``vocabulary``. ``chooser``: how every part is chosen
-    (``"score"``: the model's scores; ``"grammar"``: a choice grammar; ``"random"``: the
-    control). ``compose``: a find on a path is built a clause at a time, from the clauses of
+    (a :class:`~statebound.flow.Pick` method: ``"auto"``, the best the model can run; ``"score"``,
+    the model's scores; ``"label"``, ``"grammar"``; ``"random"``, the control). ``compose``: a find on a path is built a clause at a time, from the clauses of
     every find head in ``vocabulary``, instead of as one of those heads. ``max_interactions`` is
     the environment's action limit; other options (``max_tokens``, ``response_format``) do not
     apply: nothing is generated."""
@@ -437,5 +437,5 @@ def build_scoped(*, chooser: ChoiceMethod = "score", max_interactions: int = 10,
         part("Submit", CallTool(submit, name="bash")),
         State("End", final=True),
     ]
-    name = "stateflow-scoped" + ("-compose" if compose else "") + ("" if chooser == "score" else f"-{chooser}")
+    name = "stateflow-scoped" + ("-compose" if compose else "") + ("" if chooser in ("auto", "score") else f"-{chooser}")
     return Flow(name=name, initial="Init", states=states, max_turns=8 * max_interactions + 10)

@@ -21,7 +21,7 @@ from statebound.bench.contract import AgentSpec, Setup
 from statebound.bench.trace import Trace
 from statebound.envs.qa.env import QAEnvironment
 from statebound.errors import DefinitionError
-from statebound.flow import ChoiceMethod, Flow
+from statebound.flow import Flow
 from statebound.llm.base import LLM
 
 if TYPE_CHECKING:
@@ -81,25 +81,27 @@ def _needs_pages(options: HotpotOptions) -> None:
         raise DefinitionError("the scoped machine reads pages: use split=distractor, or corpus=PATH")
 
 
-def _scoped(build_flow: Callable[..., Flow], chooser: ChoiceMethod, summary: str,
+def _scoped(build_flow: Callable[..., Flow], summary: str, *, control: bool,
             check: Callable[[Any], None] | None = None) -> AgentSpec[QAOptions]:
-    def build(setup: Setup[QAOptions]) -> ScopedQAAgent:
-        return ScopedQAAgent(build_flow(chooser=chooser))
+    """A scoped machine choosing with ``-O choice=`` (seeded random draws for the ``control``)."""
 
-    return AgentSpec(build=build, summary=summary, check=check)  # type: ignore[arg-type]
+    def build(setup: Setup[QAOptions]) -> ScopedQAAgent:
+        return ScopedQAAgent(build_flow(chooser="random" if control else setup.options.choice))
+
+    return AgentSpec(build=build, summary=summary, check=check, chooses=not control)  # type: ignore[arg-type]
 
 
 _RANDOM_CONTROL = "extension: stateflow-scoped with seeded random picks (the control)"
 GSM8K_AGENTS = {
     **{name: _agent(name, "gsm8k", check_tools=False) for name in STYLES + HYBRIDS},
-    "stateflow-scoped": _scoped(build_scoped_arithmetic, "score", "extension: the model picks each calculation "
-                                "among those on two of the problem's quantities; the Calculator computes it"),
-    "stateflow-scoped-random": _scoped(build_scoped_arithmetic, "random", _RANDOM_CONTROL),
+    "stateflow-scoped": _scoped(build_scoped_arithmetic, "extension: the model picks each calculation among "
+                                "those on two of the problem's quantities; the Calculator computes it", control=False),
+    "stateflow-scoped-random": _scoped(build_scoped_arithmetic, _RANDOM_CONTROL, control=True),
 }
 HOTPOTQA_AGENTS = {
     **{name: _agent(name, "hotpotqa", check_tools=True) for name in STYLES + HYBRIDS},
-    "stateflow-scoped": _scoped(build_scoped, "score", "extension: the model picks the next page and the answer "
-                                "among what Search supplies (yes/no, one of two named things, a span of the pages)",
-                                _needs_pages),
-    "stateflow-scoped-random": _scoped(build_scoped, "random", _RANDOM_CONTROL, _needs_pages),
+    "stateflow-scoped": _scoped(build_scoped, "extension: the model picks the next page and the answer among "
+                                "what Search supplies (yes/no, one of two named things, a span of the pages)",
+                                control=False, check=_needs_pages),
+    "stateflow-scoped-random": _scoped(build_scoped, _RANDOM_CONTROL, control=True, check=_needs_pages),
 }

@@ -203,9 +203,10 @@ def _pick(name: str, candidates: Callable[[RunContext], list[str]], ask: str, ch
     return Pick(candidates, prompt=prompt, baseline=baseline, method=chooser, name=name, when_empty="")
 
 
-def build_scoped(*, chooser: ChoiceMethod = "score") -> Flow:
-    """The machine (module docstring); ``chooser``: ``"score"`` (the model's calibrated scores),
-    ``"grammar"`` (a choice grammar) or ``"random"`` (the control)."""
+def build_scoped(*, chooser: ChoiceMethod = "auto") -> Flow:
+    """The machine (module docstring); ``chooser``: a :class:`~statebound.flow.Pick` method
+    (``"auto"``, the best the model can run; ``"score"``, the model's calibrated scores;
+    ``"label"``, ``"grammar"``; ``"random"``, the control)."""
     to_finish = [(always(), "Finish")]
     states = [
         State("Read", outputs=[CallTool(read_question, name="search")],
@@ -225,7 +226,7 @@ def build_scoped(*, chooser: ChoiceMethod = "score") -> Flow:
         State("Finish", outputs=[CallTool(finish, name="finish")], transitions=[(always(), "End")]),
         State("End", final=True),
     ]
-    name = "stateflow-scoped" + ("" if chooser == "score" else f"-{chooser}")
+    name = "stateflow-scoped" + ("" if chooser in ("auto", "score") else f"-{chooser}")
     return Flow(name=name, initial="Read", states=states, max_turns=len(states) + 2)
 
 

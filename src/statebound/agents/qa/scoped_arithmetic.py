@@ -109,9 +109,10 @@ def _prompt() -> tuple[Callable[[RunContext], list[Message]], Callable[[RunConte
     return (lambda ctx: build(ctx, blind=False)), (lambda ctx: build(ctx, blind=True))
 
 
-def build_scoped_arithmetic(*, chooser: ChoiceMethod = "score") -> Flow:
-    """The machine (module docstring); ``chooser``: ``"score"`` (the model's calibrated scores),
-    ``"grammar"`` (a choice grammar) or ``"random"`` (the control)."""
+def build_scoped_arithmetic(*, chooser: ChoiceMethod = "auto") -> Flow:
+    """The machine (module docstring); ``chooser``: a :class:`~statebound.flow.Pick` method
+    (``"auto"``, the best the model can run; ``"score"``, the model's calibrated scores;
+    ``"label"``, ``"grammar"``; ``"random"``, the control)."""
     prompt, baseline = _prompt()
     states = [
         State("Read", outputs=[CallTool(read_problem, name="read")],
@@ -124,5 +125,5 @@ def build_scoped_arithmetic(*, chooser: ChoiceMethod = "score") -> Flow:
         State("Finish", outputs=[CallTool(finish, name="finish")], transitions=[(always(), "End")]),
         State("End", final=True),
     ]
-    name = "stateflow-scoped" + ("" if chooser == "score" else f"-{chooser}")
+    name = "stateflow-scoped" + ("" if chooser in ("auto", "score") else f"-{chooser}")
     return Flow(name=name, initial="Read", states=states, max_turns=2 * MAX_QUANTITIES + 4)

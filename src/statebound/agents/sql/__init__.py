@@ -38,6 +38,16 @@ def _model_agent(build: Callable[..., Flow], summary: str, *, task_label: str = 
     return AgentSpec(build=make, summary=summary)
 
 
+def _scoped_agent(summary: str, *, control: bool, named_first: bool = False) -> AgentSpec[SqlOptions]:
+    """The scoped machine choosing with ``-O choice=`` (seeded random draws for the ``control``)."""
+
+    def make(setup: Setup[SqlOptions]) -> FlowAgent:
+        chooser = "random" if control else setup.options.choice
+        return FlowAgent(build_scoped(chooser=chooser, named_first=named_first, max_turns=setup.max_turns))
+
+    return AgentSpec(build=make, summary=summary, chooses=not control)
+
+
 @cache
 def _recorded(path: str) -> dict[str, list[str]]:
     return load_replay(path)
@@ -67,14 +77,14 @@ AGENTS: dict[str, AgentSpec[SqlOptions]] = {
     "react": _model_agent(build_react, "few-shot ReAct (InterCode's baseline)", refined=False),
     "react-refined": _model_agent(build_react, "ReAct with StateFlow's refined instruction", refined=True),
     "plan-solve": _model_agent(build_plan_solve, "Plan & Solve: a plan, then one query per step"),
-    "stateflow-scoped": _model_agent(build_scoped, "extension: the query built a part at a time, each part chosen "
-                                     "by the model's scores among candidates from the schema", chooser="score"),
-    "stateflow-scoped-random": _model_agent(build_scoped, "extension: stateflow-scoped with seeded random choices "
-                                            "(the control)", chooser="random"),
-    "stateflow-scoped-named": _model_agent(build_scoped, "extension: stateflow-scoped offering the tables and "
-                                           "columns the question spells out first", chooser="score", named_first=True),
-    "stateflow-scoped-named-random": _model_agent(build_scoped, "extension: stateflow-scoped-named with seeded "
-                                                  "random choices (its control)", chooser="random", named_first=True),
+    "stateflow-scoped": _scoped_agent("extension: the query built a part at a time, each part chosen by the "
+                                      "model (-O choice=) among candidates from the schema", control=False),
+    "stateflow-scoped-random": _scoped_agent("extension: stateflow-scoped with seeded random choices (the control)",
+                                             control=True),
+    "stateflow-scoped-named": _scoped_agent("extension: stateflow-scoped offering the tables and columns the "
+                                            "question spells out first", control=False, named_first=True),
+    "stateflow-scoped-named-random": _scoped_agent("extension: stateflow-scoped-named with seeded random choices "
+                                                   "(its control)", control=True, named_first=True),
     "gold": AgentSpec(build=lambda setup: FlowAgent(build_gold()), summary="oracle: submits the gold query",
                       uses_model=False),
     "replay": AgentSpec(build=_replay, summary="oracle: runs recorded actions (-O replay=FILE)", uses_model=False,

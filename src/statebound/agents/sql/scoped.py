@@ -368,10 +368,11 @@ def _number_words(now: Progress) -> str:
     return "" if index is None else now.reading.numbers[index].words
 
 
-def build_scoped(*, chooser: ChoiceMethod = "score", named_first: bool = False, max_turns: int | None = 10,
+def build_scoped(*, chooser: ChoiceMethod = "auto", named_first: bool = False, max_turns: int | None = 10,
                  **_: Any) -> Flow:
-    """The machine (module docstring). ``chooser`` is how every part is chosen: ``"score"`` (the
-    model's calibrated scores), ``"grammar"`` (a choice grammar) or ``"random"`` (the control).
+    """The machine (module docstring). ``chooser`` is how every part is chosen (a
+    :class:`~statebound.flow.Pick` method: ``"auto"``, the best the model can run; ``"score"``, the
+    model's calibrated scores; ``"label"``, ``"grammar"``; ``"random"``, the control).
     ``named_first`` offers the tables and columns the question spells out alone when it spells any
     (:func:`named`): the machine's string matching decides those, the chooser the rest.
     ``max_turns`` is the environment's action limit. Other options (``max_tokens``,
@@ -416,5 +417,5 @@ def build_scoped(*, chooser: ChoiceMethod = "score", named_first: bool = False, 
         part("Submit", CallTool(submit, name="sql")),
         State("End", final=True),
     ]
-    name = "stateflow-scoped" + ("-named" if named_first else "") + ("" if chooser == "score" else f"-{chooser}")
+    name = "stateflow-scoped" + ("-named" if named_first else "") + ("" if chooser in ("auto", "score") else f"-{chooser}")
     return Flow(name=name, initial="Init", states=states, max_turns=4 * max_turns + 10)

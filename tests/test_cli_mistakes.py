@@ -33,7 +33,7 @@ MISTAKES: dict[str, tuple[list[str], str | None, str]] = {
     # id: (arguments, config file or None, words the line must hold)
     "unknown-command": (["evl"], None, "No such command 'evl'"),
     "unknown-root-flag": (["--bogus"], None, "No such option: --bogus"),
-    "eval-no-benchmark": (["eval"], None, "Missing argument"),
+    "eval-no-benchmark": (["eval"], None, "give a BENCHMARK"),
     "eval-unknown-benchmark": (["eval", "nosuch", "-a", "x", "-m", ORACLE], None, "nosuch"),
     "eval-unknown-agent": ([*TOY[:3], "nosuch", *TOY[4:], "--out", "r"], None, "nosuch"),
     "eval-unknown-model": ([*TOY[:5], "nosuch", "--out", "r"], None, "unknown model 'nosuch'"),

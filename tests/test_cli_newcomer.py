@@ -32,3 +32,92 @@ def test_a_structured_option_that_does_not_parse_is_one_line(value: str, words: 
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0] and "replies=[" in lines[0], result.stderr
+
+
+# --- 2. resuming from the store, adding agents, models, seeds ------------------------------
+def _eval(*args: str):
+    return invoke("eval", *args, "--no-progress", "--no-plots")
+
+
+def test_resume_with_only_out_runs_the_stored_configuration(tmp_path) -> None:
+    out = str(tmp_path / "toy")
+    first = _eval("toy", "-a", "direct", "-m", ORACLE, "--limit", "3", "-O", "count=6", "--out", out)
+    assert first.exit_code == 0, first.output
+    again = _eval("--out", out, "--resume")
+    assert again.exit_code == 0, again.output
+    said = again.output.splitlines()[0]
+    assert said == (f"resuming {out}: toy -O count=6; agents direct; models {ORACLE}; seeds 0; 3 tasks; "
+                    "max_turns 10")
+    assert "0 episodes run, 3 already stored" in again.output
+
+
+def test_agents_models_and_seeds_added_to_a_run_run_only_their_episodes(tmp_path) -> None:
+    from statebound.bench.store import RunStore
+
+    out = str(tmp_path / "toy")
+    assert _eval("toy", "-a", "direct", "-m", ORACLE, "--limit", "3", "--out", out).exit_code == 0
+    grown = _eval("--out", out, "--resume", "-a", "verify", "--seed", "1")
+    assert grown.exit_code == 0, grown.output
+    assert "adding to the run: agents: verify; seeds: 1 (only their episodes run)" in grown.output
+    assert "9 episodes run, 3 already stored" in grown.output  # (2 agents x 2 seeds - 1) x 3 tasks
+    with RunStore(out, read_only=True) as store:
+        config = store.config()
+        assert (config.agents, config.seeds) == (("direct", "verify"), (0, 1))
+        assert len(store.finished()) == 12
+
+
+def test_resume_names_what_cannot_change(tmp_path) -> None:
+    out = str(tmp_path / "toy")
+    assert _eval("toy", "-a", "direct", "-m", ORACLE, "--limit", "3", "--out", out).exit_code == 0
+    other = _eval("intercode-sql", "--out", out, "--resume")
+    assert other.exit_code == 2 and f"{out} holds a toy run, not intercode-sql" in other.stderr
+    fewer = _eval("--out", out, "--resume", "--limit", "2")
+    assert fewer.exit_code == 2 and "task_ids: stored" in fewer.stderr
+    assert "Agents, models and seeds may be added" in fewer.stderr
+
+
+def test_eval_defaults_to_the_configured_model(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("STATEBOUND_MODEL", ORACLE)
+    result = _eval("toy", "-a", "direct", "--limit", "2", "--out", str(tmp_path / "toy"))
+    assert result.exit_code == 0, result.output
+    assert "2 episodes run" in result.output and ORACLE in result.output
+
+
+# --- #38 item 9: values checked when the command is read -----------------------------------
+@pytest.mark.parametrize(("flags", "words"), [
+    (["--tasks", ""], "--tasks '' names no task"),
+    (["--tasks", ",,,"], "--tasks ',,,' names no task"),
+    (["--max-turns", "0"], "'--max-turns'"),
+    (["--max-turns", "-3"], "'--max-turns'"),
+    (["--max-tokens", "0"], "'--max-tokens'"),
+    (["--timeout", "-1"], "--timeout must be more than 0 seconds"),
+    (["--timeout", "0"], "--timeout must be more than 0 seconds"),
+])
+def test_empty_task_lists_and_limits_below_one_are_refused(tmp_path, flags: list[str], words: str) -> None:
+    result = _eval("toy", "-a", "direct", "-m", ORACLE, *flags, "--out", str(tmp_path / "r"))
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr, result.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_config_file_that_is_not_utf8_is_one_line(tmp_path, monkeypatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_bytes('model = "caf\u00e9"\n'.encode("latin-1"))
+    monkeypatch.setenv("STATEBOUND_CONFIG", str(config))
+    result = invoke("models")
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
+    assert result.stderr.strip() == f"error: config file {config} is not UTF-8 text (byte 12 cannot be read); save it as UTF-8"
+
+
+@pytest.mark.parametrize("how", ["file", "flag"])
+def test_an_api_key_that_is_not_a_string_is_refused(tmp_path, monkeypatch, how: str) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    config = tmp_path / "config.toml"
+    config.write_text('[openai]\napi_key = ["sk-abcdefghijklmnopqrstuvwxyz"]\n' if how == "file" else "")
+    monkeypatch.setenv("STATEBOUND_CONFIG", str(config))
+    option = ["--model-option", "api_key=['sk-abcdefghijklmnopqrstuvwxyz']"] if how == "flag" else []
+    result = invoke("run", "arithmetic", "-m", "openai:gpt-4o-mini", *option)
+    assert result.exit_code == 2, result.output
+    assert "api_key" in result.stderr and "must be a string" in result.stderr and "got a list" in result.stderr
+    assert "abcdefghijklmnop" not in result.output

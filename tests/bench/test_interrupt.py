@@ -16,7 +16,7 @@ import pytest
 HERE = Path(__file__).parent
 CLI = [sys.executable, "-c", "from statebound.cli import main; main()"]
 COUNT = 60  # toy tasks; one agent, one seed: 60 episodes of 0.3 s, 4 at a time (about 5 s in all)
-MESSAGE = "interrupted: {} of {} episodes stored; run the same command with --resume to continue"
+MESSAGE = "interrupted: {} of {} episodes stored; statebound eval --out {} --resume continues it"
 
 
 def _args(out, model="dozy", *extra):
@@ -74,7 +74,7 @@ def _stop(process, signum, within):
 def _check_interrupted(out, status, errors, *, code=130):
     stored, crashed = _stored(out)
     assert status == code, errors
-    assert MESSAGE.format(stored, COUNT) in errors.splitlines(), errors
+    assert MESSAGE.format(stored, COUNT, out) in errors.splitlines(), errors
     assert "Traceback" not in errors
     assert crashed == 0  # episodes cut off are not results
     assert 0 < stored < COUNT

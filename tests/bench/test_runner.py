@@ -105,9 +105,11 @@ async def test_resume_runs_only_what_is_missing(tmp_path):
 
 async def test_resume_with_another_configuration_is_refused(tmp_path):
     await _run(tmp_path, benchmark_options={"count": 4})
-    with pytest.raises(ConfigMismatch, match=r"configuration differs \(agents: stored"):
-        await _run(tmp_path, benchmark_options={"count": 4}, agents=("direct",),
-                   execution=Execution(progress=False, resume=True))
+    with pytest.raises(ConfigMismatch, match=r"configuration differs \(benchmark_options: stored"):
+        await _run(tmp_path, benchmark_options={"count": 5}, execution=Execution(progress=False, resume=True))
+    fewer, _ = await _run(tmp_path, benchmark_options={"count": 4}, agents=("direct",),
+                          execution=Execution(progress=False, resume=True))
+    assert fewer.ran == 0  # a resume naming fewer agents continues the whole stored run
     with pytest.raises(ConfigMismatch, match="pass --resume"):
         await _run(tmp_path, benchmark_options={"count": 4})
 

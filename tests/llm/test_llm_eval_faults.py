@@ -44,7 +44,7 @@ def test_a_refused_key_stops_the_run_and_a_new_key_resumes_it(fault_server: Serv
     line = refused.stderr.strip()
     assert "\n" not in line and "Traceback" not in refused.output
     assert "HTTP 401, authentication failed" in line and "The run stopped, 0 of 4 episodes stored" in line
-    assert line.endswith("run the same command with --resume")
+    assert line.endswith(f"continue with statebound eval --out {out} --resume")
     assert len(server.seen) == 1  # one request, not one per episode
     assert stored(out) == [] and files_holding(out, KEY) == []
 

@@ -9,8 +9,9 @@ reader (a report, ``status``) leaves no log files behind either.
 
 Which configurations a store accepts (:func:`admit`): a fresh run takes a directory without a run
 or whose run has no episode yet; ``--resume`` takes a run with the same identity
-(:mod:`statebound.bench.identity`), with the models' transport options free to change.
-:func:`check_run_dir` asks the same before anything is written.
+(:mod:`statebound.bench.identity`), with the models' transport options free to change, or the
+same run grown by agents, models or seeds (only their episodes run). :func:`check_run_dir` asks
+the same before anything is written.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 from statebound.bench.identity import (
     ConfigMismatch,
+    extended,
     identity_differences,
     in_stored_order,
     transport_changes,
@@ -76,17 +78,22 @@ def admit(stored: RunConfig | None, given: RunConfig, *, has_episodes: bool, res
         raise ConfigMismatch(
             f"{run_dir} already holds a run; pass --resume to continue it or choose another --out"
         )
-    if differences := identity_differences(stored, given):
-        raise ConfigMismatch(
-            f"cannot resume {run_dir}: the configuration differs ({'; '.join(differences)}). "
-            "Repeat the original command with --resume, or choose another --out"
-        )
-    return in_stored_order(given, stored)
+    if not identity_differences(stored, given):
+        return in_stored_order(given, stored)
+    if (grown := extended(stored, given)) is not None:
+        return grown
+    differences = identity_differences(stored, given)
+    raise ConfigMismatch(
+        f"cannot resume {run_dir}: the configuration differs ({'; '.join(differences)}). "
+        f"Agents, models and seeds may be added; for the rest, statebound eval --out {run_dir} --resume "
+        "runs the stored configuration, or choose another --out"
+    )
 
 
-def check_run_dir(run_dir: str | Path, config: RunConfig, *, resume: bool) -> None:
-    """Refuse, before anything is written, a run directory that cannot take ``config``: a file in
-    its place, ``--resume`` of a directory without a run, a run it cannot continue."""
+def check_run_dir(run_dir: str | Path, config: RunConfig, *, resume: bool) -> RunConfig:
+    """The configuration the run in ``run_dir`` will run (``config``, or the stored run grown by
+    it); refused, before anything is written, for a directory that cannot take ``config``: a file
+    in its place, ``--resume`` of a directory without a run, a run it cannot continue."""
     path = Path(run_dir)
     if path.exists() and not path.is_dir():
         raise DefinitionError(f"{path} is a file, not a run directory: choose another --out")
@@ -95,9 +102,9 @@ def check_run_dir(run_dir: str | Path, config: RunConfig, *, resume: bool) -> No
             missing = "does not exist" if not path.exists() else f"holds no {STORE_NAME}"
             raise RunNotFound(f"nothing to resume in {path}: it {missing}; check the path, "
                               "or drop --resume to start a new run there")
-        return
+        return config
     with RunStore(path, read_only=True) as store:
-        admit(store.config(), config, has_episodes=store.has_episodes(), resume=resume, run_dir=path)
+        return admit(store.config(), config, has_episodes=store.has_episodes(), resume=resume, run_dir=path)
 
 
 class RunStore:

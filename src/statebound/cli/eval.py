@@ -34,22 +34,22 @@ class _ListsRegistered(TyperCommand):
 
 @app.command("eval", cls=_ListsRegistered)
 def eval_command(
-    benchmark: str = typer.Argument(..., help="Benchmark name (listed at the end of this help)."),
+    benchmark: str | None = typer.Argument(None, help="Benchmark name (listed at the end of this help); with --out DIR --resume, the stored one."),
     agent: list[str] = typer.Option([], "--agent", "-a", help="Agent to run; repeat for several (--list-agents shows them)."),
-    model: list[str] = typer.Option([], "--model", "-m", help="Model name (statebound models lists them); repeat for several."),
-    seed: list[int] = typer.Option([0], "--seed", help="Seed; repeat for several."),
-    limit: int | None = typer.Option(None, "--limit", help="Run only the first N selected tasks."),
-    tasks: str | None = typer.Option(None, "--tasks", help="Comma-separated task ids."),
+    model: list[str] = typer.Option([], "--model", "-m", help="Model name (statebound models lists them); repeat for several (default: $STATEBOUND_MODEL, the config file's model, smollm2)."),
+    seed: list[int] = typer.Option([], "--seed", help="Seed; repeat for several (default 0)."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Run only the first N selected tasks."),
+    tasks: str | None = typer.Option(None, "--tasks", help="Comma-separated task ids (default: every task; a replay agent's: its file's)."),
     hardness: str | None = typer.Option(None, "--hardness", help="Only tasks with this meta hardness."),
     task_type: str | None = typer.Option(None, "--task-type", help="Only tasks with this meta task_type."),
-    stratified: int | None = typer.Option(None, "--stratified", help="A fixed stratified sample of N tasks (by --stratify-by)."),
+    stratified: int | None = typer.Option(None, "--stratified", min=1, help="A fixed stratified sample of N tasks (by --stratify-by)."),
     stratify_by: str = typer.Option("hardness", "--stratify-by", help="Task meta key for --stratified (hardness, task_type, fs, ...)."),
-    max_turns: int | None = typer.Option(None, "--max-turns", help="Turn limit per episode: actions sent to the environment (default: the benchmark's own, e.g. 10 for InterCode, 50 for ALFWorld)."),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token limit per episode (prompt + completion)."),
-    timeout: float | None = typer.Option(None, "--timeout", help="Wall-clock limit per episode, seconds."),
+    max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="Turn limit per episode: actions sent to the environment (default: the benchmark's own, e.g. 10 for InterCode, 50 for ALFWorld)."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, help="Token limit per episode (prompt + completion)."),
+    timeout: float | None = typer.Option(None, "--timeout", help="Wall-clock limit per episode, seconds (more than 0)."),
     concurrency: int = typer.Option(4, "--concurrency", "-j", help="Episodes in flight at once."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Run directory (default runs/<benchmark>-<timestamp>)."),
-    resume: bool = typer.Option(False, "--resume", help="Continue the run in --out (same configuration)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the run in --out: its stored configuration, plus any agents, models or seeds given (only their episodes run)."),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="With --resume, run crashed episodes again."),
     executor: str = typer.Option("local", "--executor", help="local or ray."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="Existing Ray cluster (default $RAY_ADDRESS, else a local one)."),
@@ -68,50 +68,72 @@ def eval_command(
 
     Example (seconds, a model-free responder): statebound eval toy -a direct -a verify -m function:statebound.benchmarks.toy:oracle --out runs/toy
 
-    Example (the embedded model, about 4 minutes on 2 cores): statebound eval intercode-sql -a stateflow -a react -m smollm2 -O format=grammar --limit 3 --out runs/sql"""
+    Example (the embedded model, about 4 minutes on 2 cores): statebound eval intercode-sql -a stateflow -a react -m smollm2 -O format=grammar --limit 3 --out runs/sql
+
+    Example (continue that run, adding an agent): statebound eval --out runs/sql --resume -a plan-solve"""
+    from dataclasses import replace
+
     from statebound.bench.contract import EpisodeLimits
     from statebound.bench.evaluate import Execution, execute_run, finish_run, prepare_run
+    from statebound.bench.identity import additions
     from statebound.bench.interrupt import RunInterrupted, SignalStop
     from statebound.bench.models import ModelSpec
     from statebound.bench.options import parse_pairs
     from statebound.bench.plan import TaskSelection
+    from statebound.bench.store import check_run_dir
     from statebound.cli.errors import EXIT_CRASHED, fail
+    from statebound.cli.stored_run import describe, limits_or_stored, stored_config, stored_models
     from statebound.errors import StateboundError
+    from statebound.llm.config import default_model
     from statebound.llm.model_options import secret_values
     from statebound.llm.secrets import redact
     from statebound.report.tables import print_report
 
     if list_agents:
+        if benchmark is None:
+            raise typer.BadParameter("give the benchmark whose agents to list, e.g. statebound eval toy --list-agents")
         _list_agents(benchmark)
         return
-    if not agent:
-        raise typer.BadParameter(_agents_hint(benchmark))
-    if not model:
-        raise typer.BadParameter("give at least one --model, e.g. -m smollm2 (statebound models lists them)")
     if resume and out is None:
         raise typer.BadParameter("--resume needs --out DIR (the run directory to continue)")
+    stored = stored_config(out) if resume and out is not None else None
+    benchmark = _benchmark_to_run(benchmark, stored, out, resume=resume)
+    if not agent and stored is None:
+        raise typer.BadParameter(_agents_hint(benchmark))
+    task_ids = _task_ids(tasks)
+    if timeout is not None and not timeout > 0:
+        raise typer.BadParameter(f"--timeout must be more than 0 seconds, got {timeout:g}")
+    chosen = any(value is not None for value in (tasks, hardness, task_type, stratified, limit))
     out_dir = out or _default_out(benchmark)
     config = None
     with SignalStop() as stop:
         try:
             try:
                 model_options = parse_pairs(model_option, flag="--model-option")
+                models = [ModelSpec(name, model_options) for name in model]
+                if not models:
+                    models = (stored_models(stored, model_options) if stored is not None
+                              else [ModelSpec(default_model(), model_options)])
+                selection = TaskSelection(ids=task_ids, hardness=hardness, task_type=task_type,
+                                          stratified=stratified, stratify_by=stratify_by, limit=limit)
+                if stored is not None and not chosen:
+                    selection = TaskSelection(ids=stored.task_ids)
+                given_options = parse_pairs(option)
                 config, bench = prepare_run(
                     benchmark,
-                    agents=agent,
-                    models=[ModelSpec(name, model_options) for name in model],
-                    seeds=seed,
-                    selection=TaskSelection(
-                        ids=tuple(t.strip() for t in tasks.split(",") if t.strip()) if tasks else (),
-                        hardness=hardness,
-                        task_type=task_type,
-                        stratified=stratified,
-                        stratify_by=stratify_by,
-                        limit=limit,
-                    ),
-                    limits=EpisodeLimits(max_turns=max_turns, max_tokens=max_tokens, timeout_s=timeout),
-                    benchmark_options=parse_pairs(option),
+                    agents=agent or (stored.agents if stored is not None else ()),
+                    models=models,
+                    seeds=seed or (stored.seeds if stored is not None else (0,)),
+                    selection=selection,
+                    limits=limits_or_stored(stored, EpisodeLimits(max_turns=max_turns, max_tokens=max_tokens,
+                                                                  timeout_s=timeout)),
+                    benchmark_options={**(stored.benchmark_options if stored is not None else {}), **given_options},
                 )
+                if stored is not None:
+                    if not chosen:  # the stored tasks in the stored order
+                        config = replace(config, task_ids=stored.task_ids)
+                    to_run = check_run_dir(out_dir, config, resume=resume)
+                    typer.echo(describe(to_run, out_dir, added=additions(stored, to_run)))
                 execution = Execution(
                     concurrency=concurrency, executor=executor, ray_address=ray_address,
                     resume=resume, retry_errors=retry_errors, progress=not no_progress,
@@ -188,7 +210,7 @@ def _stopped(error: Exception, config: RunConfig | None, out_dir: Path) -> str:
 
     if config is None or not isinstance(error, RUN_STOPPING) or not (out_dir / "run.sqlite").exists():
         return str(error)
-    return f"{error}. The run stopped, {_stored_of(config, out_dir)}: fix the cause and run the same command with --resume"
+    return f"{error}. The run stopped, {_stored_of(config, out_dir)}: fix the cause and continue with {_resume_command(out_dir)}"
 
 
 def _stored_of(config: RunConfig, out_dir: Path) -> str:
@@ -209,4 +231,33 @@ def _interrupted(config: RunConfig | None, out_dir: Path) -> str:
     """The line printed when a signal stopped the command."""
     if config is None:
         return "interrupted before the run started"
-    return f"interrupted: {_stored_of(config, out_dir)}; run the same command with --resume to continue"
+    return f"interrupted: {_stored_of(config, out_dir)}; {_resume_command(out_dir)} continues it"
+
+
+def _resume_command(out_dir: Path) -> str:
+    return f"statebound eval --out {out_dir} --resume"
+
+
+def _benchmark_to_run(given: str | None, stored: RunConfig | None, out: Path | None, *, resume: bool) -> str:
+    """The benchmark named, or the stored run's (``--out DIR --resume``); they must agree."""
+    if stored is None:
+        if given is None and resume:
+            raise typer.BadParameter(f"nothing to resume in {out}: it holds no run; give a BENCHMARK to start one there")
+        if given is None:
+            raise typer.BadParameter("give a BENCHMARK (statebound eval --help lists them), "
+                                     "or --out DIR --resume to continue a stored run")
+        return given
+    if given is not None and given != stored.benchmark:
+        raise typer.BadParameter(f"{out} holds a {stored.benchmark} run, not {given}: drop {given} "
+                                 f"(statebound eval --out {out} --resume) or choose another --out")
+    return stored.benchmark
+
+
+def _task_ids(tasks: str | None) -> tuple[str, ...]:
+    """``--tasks 1,2, 3`` as ids; a value that names no task is refused (it would run every one)."""
+    if tasks is None:
+        return ()
+    ids = tuple(task.strip() for task in tasks.split(",") if task.strip())
+    if not ids:
+        raise typer.BadParameter(f"--tasks {tasks!r} names no task: give comma-separated ids, e.g. --tasks 1,2,3")
+    return ids

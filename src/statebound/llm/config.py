@@ -65,6 +65,9 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
         return {}
     except OSError as error:
         raise DefinitionError(f"cannot read config file {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise DefinitionError(f"config file {path} is not UTF-8 text (byte {error.start} cannot be read); "
+                              "save it as UTF-8") from None
     try:
         config = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -76,6 +79,7 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
 # What the config file may hold: top-level keys, and tables with their keys.
 _TOP_KEYS = ("model",)
 _TABLES = {"openai": ("model", "base_url", "api_key", "timeout", "attempts", "transport")}
+_NUMBERS = {"timeout": "a number of seconds (timeout = 60)", "attempts": "a whole number (attempts = 4)"}
 
 
 def _check_keys(config: dict[str, Any], path: Path) -> None:
@@ -85,10 +89,11 @@ def _check_keys(config: dict[str, Any], path: Path) -> None:
         if key in _TABLES:
             if not isinstance(value, dict):
                 raise DefinitionError(f"{where}: {key} must be a table ([{key}] on a line of its own)")
-            for name in value:
+            for name, item in value.items():
                 if name not in _TABLES[key]:
                     raise DefinitionError(f"{where}: unknown key {name!r} in [{key}]"
                                           f"{_closest(name, _TABLES[key])}; [{key}] takes {', '.join(_TABLES[key])}")
+                _check_type(f"{where}: {name} in [{key}]", name, item)
         elif key not in _TOP_KEYS or isinstance(value, dict):
             known = [*_TOP_KEYS, *(f"[{table}]" for table in _TABLES)]
             shown = f"[{key}]" if isinstance(value, dict) else key
@@ -99,6 +104,23 @@ def _check_keys(config: dict[str, Any], path: Path) -> None:
                                   f"{shown}{_closest(shown, candidates)}; the file takes {', '.join(known)}")
         elif not isinstance(value, str):
             raise DefinitionError(f"{where}: {key} must be a string (e.g. {key} = \"smollm2\"), got {value!r}")
+
+
+def _check_type(where: str, name: str, value: Any) -> None:
+    """A table key's value is a string, or a number for ``timeout`` and ``attempts`` (the value
+    is not shown: it may be a key)."""
+    if name in _NUMBERS:
+        wrong = isinstance(value, bool) or not isinstance(value, int | float) or (
+            name == "attempts" and not isinstance(value, int))
+        if wrong:
+            raise DefinitionError(f"{where} must be {_NUMBERS[name]}, got a {_toml_type(value)}")
+    elif not isinstance(value, str):
+        raise DefinitionError(f"{where} must be a string ({name} = \"...\"), got a {_toml_type(value)}")
+
+
+def _toml_type(value: Any) -> str:
+    return {list: "list", dict: "table", bool: "boolean", int: "number", float: "number",
+            str: "string"}.get(type(value), type(value).__name__)
 
 
 def _closest(name: str, known: Sequence[str] | Mapping[str, str]) -> str:
@@ -176,14 +198,18 @@ def resolve_openai_settings(
             "no OpenAI model named: use 'openai:MODEL' (e.g. openai:gpt-4o-mini), set "
             f"STATEBOUND_OPENAI_MODEL, or put model = \"...\" under [openai] in {config_path()}"
         )
-    url_value, _ = _first(
+    url_value, url_source = _first(
         (base_url, "flag"), (env.get("OPENAI_BASE_URL"), "env"), (table.get("base_url"), file)
     )
     url = str(url_value or OPENAI_DEFAULT_BASE_URL).rstrip("/")
 
-    key_value, _ = _first(
+    key_value, key_source = _first(
         (api_key, "flag"), (env.get("OPENAI_API_KEY"), "env"), (table.get("api_key"), file)
     )
+    for name, value, source in (("base_url", url_value, url_source), ("api_key", key_value, key_source)):
+        if value is not None and not isinstance(value, str | Secret):
+            raise DefinitionError(f"{name} from {source} must be a string, got a {_toml_type(value)} "
+                                  f"(--model-option {name}=TEXT)")
     if isinstance(key_value, Secret):
         key = key_value
     elif key_value:

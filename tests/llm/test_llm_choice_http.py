@@ -41,3 +41,18 @@ def test_llama_cpp_pythons_server_echoes_prompt_logprobs_that_are_not_the_models
     ours = complete_sync(local, request).choices[0].logprobs or ()
     assert [t.token for t in theirs] == [t.token for t in ours] == [" Paris"]
     assert abs(theirs[0].logprob - ours[0].logprob) > 1.0
+
+
+async def test_over_http_lettered_options_score_as_on_the_embedded_model(llama_server: str) -> None:
+    """``auto`` takes ``label`` on a server that reports top log-probabilities, and the letters'
+    scores there are the embedded model's (the same weights, the same chat template)."""
+    question = "What is the capital of France? Answer with the city only."
+    remote = open_model("openai:smollm2", base_url=llama_server, attempts=1)
+    over_http = await asking(Pick(lambda ctx: ["Paris", "Berlin", "Madrid"]), question).run("x", llm=remote)
+    embedded = await asking(Pick(lambda ctx: ["Paris", "Berlin", "Madrid"], method="label"),
+                            question).run("x", llm=open_model("smollm2"))
+    theirs, ours = over_http.history[-1].data["choice"], embedded.history[-1].data["choice"]
+    assert (theirs["method"], theirs["asked"]) == ("label", "auto")
+    assert theirs["picked"] == ours["picked"]
+    assert theirs["scores"] == pytest.approx(ours["scores"], abs=0.05)
+    assert sum(score is not None for score in theirs["scores"]) >= 2  # the letters were among the top tokens

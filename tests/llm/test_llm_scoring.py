@@ -91,12 +91,47 @@ def test_a_server_that_echoes_no_prompt_logprobs_is_unsupported(fault_server: Se
         complete_sync(llm, Request(prompt="Q: sky?", score=" blue"))
 
 
-def test_an_openai_server_scores_only_when_told_and_only_prompt_strings(fault_server: Server) -> None:
+def test_an_openai_server_scores_only_when_told(fault_server: Server) -> None:
     _, base_url = fault_server
     plain = open_model("openai:test-model", base_url=base_url, api_key="k", attempts=1)
-    assert not plain.capabilities.scoring
+    assert not plain.capabilities.scoring and not plain.capabilities.chat_scoring
     with pytest.raises(UnsupportedFeature, match="scoring=True"):
         complete_sync(plain, Request(prompt="Q", score=" a"))
-    scoring = open_model("openai:test-model", base_url=base_url, api_key="k", scoring=True, attempts=1)
-    with pytest.raises(UnsupportedFeature, match="prompt string"):
-        complete_sync(scoring, Request(messages=(Message("user", "Q"),), score=" a"))
+
+
+def _vllm_chat(tokens: list[tuple[str, float]]) -> Reply:
+    """vLLM's chat reply with ``prompt_logprobs`` (its documented extension: per prompt position
+    null or {token id: {logprob, rank, decoded_token}})."""
+    entries = [None] + [{str(100 + i): {"logprob": lp, "rank": 1, "decoded_token": t}}
+                        for i, (t, lp) in enumerate(tokens[1:])]
+    body = {"object": "chat.completion", "choices": [{"index": 0, "finish_reason": "length",
+                                                      "message": {"role": "assistant", "content": "x"}}],
+            "usage": {"prompt_tokens": len(tokens), "completion_tokens": 1}, "prompt_logprobs": entries}
+    return Reply(body=json.dumps(body).encode())
+
+
+def test_chat_messages_are_scored_through_vllms_chat_template_and_prompt_logprobs(fault_server: Server) -> None:
+    server, base_url = fault_server
+    head = [("<|im_start|>", 0.0), ("user", -1.0), ("\n", -0.1), ("Q", -2.0), ("<|im_end|>", -0.2),
+            ("<|im_start|>", -0.1), ("assistant", -0.1), ("\n", -0.1)]
+    server.play(_vllm_chat([*head, ("My", -0.3), (" answer", -0.4), (":", -0.2), (" bl", -1.5), ("ue", -0.5)]),
+                _vllm_chat([*head, ("My", -0.3), (" answer", -0.4), (":", -0.2), (" red", -2.5)]))
+    llm = open_model("openai:test-model", base_url=base_url, api_key="k", scoring=True, attempts=1)
+    assert llm.capabilities.chat_scoring
+    messages = (Message("user", "Q"), Message("assistant", "My answer:"))
+    completion = complete_sync(llm, Request(messages=messages, score=(" blue", " red")))
+    assert [[(t.token, t.logprob) for t in c.logprobs or ()] for c in completion.choices] == [
+        [(" bl", -1.5), ("ue", -0.5)], [(" red", -2.5)]]
+    body = server.bodies[0]
+    assert body["messages"] == [{"role": "user", "content": "Q"}, {"role": "assistant", "content": "My answer: blue"}]
+    assert (body["continue_final_message"], body["add_generation_prompt"], body["prompt_logprobs"]) == (True, False, 0)
+
+
+def test_a_chat_server_without_prompt_logprobs_is_unsupported_and_names_the_choosers(fault_server: Server) -> None:
+    server, base_url = fault_server
+    plain_chat = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "x"}}],
+                  "usage": {"prompt_tokens": 4, "completion_tokens": 1}}
+    server.play(Reply(body=json.dumps(plain_chat).encode()))
+    llm = open_model("openai:test-model", base_url=base_url, api_key="k", scoring=True, attempts=1)
+    with pytest.raises(UnsupportedFeature, match="vLLM does.*choice=label or choice=grammar"):
+        complete_sync(llm, Request(messages=(Message("user", "Q"),), score=" a"))

@@ -32,7 +32,15 @@ from statebound.errors import (
     ProviderError,
     UnsupportedFeature,
 )
-from statebound.llm.base import Capabilities, Choice, Completion, Request, TokenLogprob, Usage
+from statebound.llm.base import (
+    Capabilities,
+    Choice,
+    Completion,
+    Message,
+    Request,
+    TokenLogprob,
+    Usage,
+)
 from statebound.llm.config import OpenAISettings, Transport
 from statebound.llm.connection_faults import connection_fault
 from statebound.llm.retry import Fault, RetryPolicy, call_with_retries, parse_retry_after
@@ -162,7 +170,8 @@ class OpenAICompatLLM:
             completions = not settings.is_openai or settings.model.startswith(_COMPLETIONS_MODELS)
         self._capabilities = Capabilities(
             completion=completions, chat=True, logprobs=True, grammar=grammar_field is not None,
-            scoring=scoring and completions, top_logprobs=top_logprobs, extras=frozenset({"seed"}),
+            scoring=scoring and completions, chat_scoring=scoring, top_logprobs=top_logprobs,
+            extras=frozenset({"seed"}),
         )
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
             weakref.WeakKeyDictionary()
@@ -242,8 +251,10 @@ class OpenAICompatLLM:
 
     async def complete(self, request: Request) -> Completion:
         self._check(request)
+        if request.score is not None and request.messages is not None:
+            return await self._score(functools.partial(self._score_chat_one, request.messages), request.scored_texts)
         if request.score is not None:
-            return await self._score(request.prompt or "", request.scored_texts)
+            return await self._score(functools.partial(self._score_one, request.prompt or ""), request.scored_texts)
         choices: list[Choice] = []
         usage = Usage()
         while len(choices) < request.n:  # servers without ``n`` send one choice per call
@@ -268,11 +279,6 @@ class OpenAICompatLLM:
                 f"openai-compatible {self._url} is not set up to score text: pass "
                 "scoring=True for a server that returns prompt log-probabilities (vLLM); elsewhere "
                 "choose with a grammar (Pick(method='grammar'), grammar_field='grammar' for llama.cpp)"
-            )
-        if request.score is not None and request.messages is not None:
-            raise UnsupportedFeature(
-                "an OpenAI-compatible server scores a prompt string only (the chat template is the "
-                "server's): give the scoring request a prompt= (Pick(prompt=...))"
             )
         if request.prompt is not None and not self._capabilities.completion:
             raise UnsupportedFeature(
@@ -312,12 +318,13 @@ class OpenAICompatLLM:
                 body["logprobs"] = max(1, request.top_logprobs)
         return body
 
-    async def _score(self, prompt: str, texts: tuple[str, ...]) -> Completion:
-        """Each text after ``prompt``, one ``/completions`` request with ``echo`` each."""
+    async def _score(self, score_one: Callable[[str], Awaitable[tuple[Choice, Usage]]],
+                     texts: tuple[str, ...]) -> Completion:
+        """Each text after the same prompt, one request each (``score_one(text)``)."""
         choices: list[Choice] = []
         usage = Usage()
         for text in texts:
-            choice, used = await self._retrying(functools.partial(self._score_one, prompt, text))
+            choice, used = await self._retrying(functools.partial(score_one, text))
             choices.append(choice)
             usage += used
         return Completion(choices=tuple(choices), usage=usage, model=self.model)
@@ -337,6 +344,29 @@ class OpenAICompatLLM:
                 "OpenAI's current models do not. Open it without scoring=True and choose with a "
                 "grammar (Pick(method='grammar'), grammar_field='grammar' for llama.cpp's server)"
             )
+        return Choice(text=text, logprobs=logprobs), usage
+
+    async def _score_chat_one(self, messages: tuple[Message, ...], text: str) -> tuple[Choice, Usage]:
+        """``text`` as the start (or, after a trailing assistant message, the continuation) of the
+        assistant's reply, rendered by the server's own chat template: vLLM's chat endpoint with
+        ``continue_final_message`` and ``prompt_logprobs`` (the log-probability of every prompt
+        token); the text's are the last ones."""
+        client = await self._client()
+        started = messages[-1].content if messages and messages[-1].role == "assistant" else ""
+        history = messages[:-1] if started else messages
+        body = {"model": self.settings.model, "max_tokens": 1, "temperature": 0.0,
+                "messages": [*({"role": m.role, "content": m.content} for m in history),
+                             {"role": "assistant", "content": started + text}],
+                "add_generation_prompt": False, "continue_final_message": True, "prompt_logprobs": 0}
+        raw = await client.post("/chat/completions", body=body, cast_to=bytes)
+        _, usage = _parse(raw, Request(messages=messages))  # checks the reply's shape
+        logprobs = _tail_logprobs(json.loads(raw).get("prompt_logprobs"), text)
+        if logprobs is None:
+            raise UnsupportedFeature(
+                f"openai-compatible {self._url} returned no log-probabilities for the prompt's own "
+                "tokens of a chat (prompt_logprobs with continue_final_message): vLLM does; llama.cpp's "
+                "server, Ollama and OpenAI do not. Open it without scoring=True and choose with "
+                "choice=label or choice=grammar")
         return Choice(text=text, logprobs=logprobs), usage
 
     async def _call(self, request: Request, n: int) -> tuple[list[Choice], Usage]:
@@ -417,6 +447,28 @@ def _span_logprobs(raw: object, *, start: int, end: int) -> tuple[TokenLogprob, 
     if not span or reach < end or any(not isinstance(v, int | float) for _, v in span):
         return None
     return tuple(TokenLogprob(t, float(v)) for t, v in span)
+
+
+def _tail_logprobs(raw: object, text: str) -> tuple[TokenLogprob, ...] | None:
+    """The last prompt tokens of vLLM's ``prompt_logprobs`` (per position null or ``{token id:
+    {logprob, decoded_token}}``, the prompt's own token alone when asked for 0 alternatives) that
+    spell ``text`` (a token across its start counts as the text's); None unless they do."""
+    if not isinstance(raw, list):
+        return None
+    found: list[TokenLogprob] = []
+    spelled = ""
+    for entry in reversed(raw):
+        if len(spelled) >= len(text):
+            break
+        values = list(entry.values()) if isinstance(entry, dict) else []
+        if len(values) != 1 or not isinstance(values[0], dict):
+            return None
+        token, logprob = values[0].get("decoded_token"), values[0].get("logprob")
+        if not isinstance(token, str) or not isinstance(logprob, int | float):
+            return None
+        spelled = token + spelled
+        found.insert(0, TokenLogprob(token, float(logprob)))
+    return tuple(found) if found and spelled.endswith(text) else None
 
 
 def _logprobs(raw: object) -> tuple[TokenLogprob, ...] | None:

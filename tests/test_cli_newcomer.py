@@ -121,3 +121,23 @@ def test_an_api_key_that_is_not_a_string_is_refused(tmp_path, monkeypatch, how: 
     assert result.exit_code == 2, result.output
     assert "api_key" in result.stderr and "must be a string" in result.stderr and "got a list" in result.stderr
     assert "abcdefghijklmnop" not in result.output
+
+
+# --- 3. a replay runs its file's tasks ------------------------------------------------------
+def test_a_replay_runs_the_tasks_of_its_file_unless_tasks_says_otherwise(tmp_path) -> None:
+    from statebound.bench.store import RunStore
+
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text('{"task": "7", "actions": ["submit"]}\n{"task": "3", "actions": ["execute[SELECT 1]", "submit"]}\n')
+    common = ("intercode-sql", "-a", "replay", "-O", f"replay={replay}")
+    ran = _eval(*common, "--out", str(tmp_path / "file"))
+    assert ran.exit_code == 0, ran.output
+    with RunStore(tmp_path / "file", read_only=True) as store:
+        assert store.config().task_ids == ("3", "7")  # the benchmark's order
+        assert sorted(r.task for r in store.results()) == ["3", "7"]
+    chosen = _eval(*common, "--tasks", "3", "--out", str(tmp_path / "chosen"))
+    assert chosen.exit_code == 0 and "1 episodes run" in chosen.output
+    foreign = tmp_path / "foreign.jsonl"
+    foreign.write_text('{"task": "no-such-task", "actions": ["submit"]}\n')
+    refused = _eval("intercode-sql", "-a", "replay", "-O", f"replay={foreign}", "--out", str(tmp_path / "r"))
+    assert refused.exit_code == 2 and "replay can run no task of intercode-sql" in refused.stderr

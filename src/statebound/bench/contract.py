@@ -26,7 +26,7 @@ class Arithmetic(Benchmark[Options]):
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
@@ -128,7 +128,8 @@ class AgentSpec(Generic[OptionsT]):
     the harness checks the model can run it; ``env`` are settings passed to the benchmark's ``make_env`` for its episodes (e.g. a
     game that lists its admissible commands); ``check`` raises a
     :class:`~statebound.errors.DefinitionError` when the options do not suit the agent (checked
-    before a run stores anything)."""
+    before a run stores anything); ``tasks`` gives the ids of the only tasks it can run under the
+    options (a replay: its file's), which a run of it selects when no task ids are given."""
 
     build: Callable[[Setup[OptionsT]], Agent]
     summary: str
@@ -138,6 +139,7 @@ class AgentSpec(Generic[OptionsT]):
     chat_choices: bool = True
     env: Mapping[str, Any] = field(default_factory=dict)
     check: Callable[[OptionsT], None] | None = None
+    tasks: Callable[[OptionsT], Collection[str]] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

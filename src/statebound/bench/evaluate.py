@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from statebound.bench.contract import EpisodeLimits
+from statebound.bench.contract import EpisodeLimits, Task
 from statebound.bench.episode import Episode, run_episode
 from statebound.bench.executors import make_executor
 from statebound.bench.informative import fill_informative
@@ -70,7 +70,11 @@ def prepare_run(
     limits = limits or EpisodeLimits()
     if limits.max_turns is None:
         limits = replace(limits, max_turns=benchmark.benchmark.default_max_turns)
-    tasks = select_tasks(benchmark.benchmark.tasks(), selection or TaskSelection())
+    every = benchmark.benchmark.tasks()
+    selection = selection or TaskSelection()
+    if not selection.ids:
+        selection = replace(selection, ids=_agents_tasks(benchmark, agents, every))
+    tasks = select_tasks(every, selection)
     config = RunConfig(
         benchmark=benchmark_name,
         benchmark_options=options,
@@ -81,6 +85,21 @@ def prepare_run(
         limits=limits,
     )
     return config, benchmark
+
+
+def _agents_tasks(benchmark: LoadedBenchmark, agents: Sequence[str], every: Sequence[Task]) -> tuple[str, ...]:
+    """The ids of the tasks that every agent limited to some (a replay: its file's) can run, in the
+    benchmark's order; ``()`` when no agent is limited."""
+    limited = [(agent, set(spec.tasks(benchmark.benchmark.options))) for agent in agents
+               if (spec := benchmark.agent(agent)).tasks is not None]
+    if not limited:
+        return ()
+    ids = tuple(task.id for task in every if all(task.id in allowed for _, allowed in limited))
+    if not ids:
+        names = " and ".join(agent for agent, _ in limited)
+        raise DefinitionError(f"{names} can run no task of {benchmark.name} (a replay file's task ids must be "
+                              f"{benchmark.name}'s, e.g. {', '.join(task.id for task in every[:3])})")
+    return ids
 
 
 async def execute_run(

@@ -88,6 +88,11 @@ def _replays(path: str) -> dict[str, list[str]]:
     return load_replay(path)
 
 
+def _replayed_tasks(options: BashOptions) -> list[str]:
+    """The tasks a replay runs unless --tasks says otherwise: its file's."""
+    return list(_replays(str(options.replay))) if options.replay is not None else []
+
+
 def _needs_replay_file(options: BashOptions) -> None:
     if options.replay is None:
         raise DefinitionError("the replay agent needs a file: -O replay=actions.jsonl")
@@ -139,5 +144,5 @@ AGENTS: dict[str, AgentSpec[BashOptions]] = {
     "nothing": AgentSpec(build=_nothing, summary="baseline: runs 'true' (no change, no output) and submits: what "
                          "upstream's reward gives doing nothing", uses_model=False),
     "replay": AgentSpec(build=_replay, summary="oracle: runs recorded actions (-O replay=FILE)", uses_model=False,
-                        check=_needs_replay_file),
+                        check=_needs_replay_file, tasks=_replayed_tasks),
 }

@@ -53,6 +53,11 @@ def _recorded(path: str) -> dict[str, list[str]]:
     return load_replay(path)
 
 
+def _replayed_tasks(options: SqlOptions) -> list[str]:
+    """The tasks a replay runs unless --tasks says otherwise: its file's."""
+    return list(_recorded(str(options.replay))) if options.replay is not None else []
+
+
 def _needs_replay_file(options: SqlOptions) -> None:
     if options.replay is None:
         raise DefinitionError("the replay agent needs recorded actions: -O replay=actions.jsonl")
@@ -88,5 +93,5 @@ AGENTS: dict[str, AgentSpec[SqlOptions]] = {
     "gold": AgentSpec(build=lambda setup: FlowAgent(build_gold()), summary="oracle: submits the gold query",
                       uses_model=False),
     "replay": AgentSpec(build=_replay, summary="oracle: runs recorded actions (-O replay=FILE)", uses_model=False,
-                        check=_needs_replay_file),
+                        check=_needs_replay_file, tasks=_replayed_tasks),
 }

@@ -141,3 +141,85 @@ def test_a_replay_runs_the_tasks_of_its_file_unless_tasks_says_otherwise(tmp_pat
     foreign.write_text('{"task": "no-such-task", "actions": ["submit"]}\n')
     refused = _eval("intercode-sql", "-a", "replay", "-O", f"replay={foreign}", "--out", str(tmp_path / "r"))
     assert refused.exit_code == 2 and "replay can run no task of intercode-sql" in refused.stderr
+
+
+# --- 6. one flag vocabulary -----------------------------------------------------------------
+def test_spec_draw_takes_out_like_flow_draw_and_keeps_out_dir_hidden(tmp_path) -> None:
+    for flag, folder in (("--out", "new"), ("--out-dir", "old")):
+        result = invoke("spec", "draw", "react", flag, str(tmp_path / folder))
+        assert result.exit_code == 0, result.output
+        assert (tmp_path / folder / "react-agent.mmd").is_file()
+    shown = invoke("spec", "draw", "--help").output
+    assert "--out " in shown and "--out-dir" not in shown
+
+
+def test_status_without_an_argument_reads_runs(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    missing = invoke("status")
+    assert missing.exit_code == 2 and "runs does not exist" in missing.stderr
+    assert _eval("toy", "-a", "direct", "-m", ORACLE, "--limit", "2", "--out", "runs/toy").exit_code == 0
+    found = invoke("status")
+    assert found.exit_code == 0 and "toy\tdirect" in found.output and "2/2" in found.output
+
+
+def test_models_lists_every_form_a_name_takes() -> None:
+    result = invoke("models")
+    assert result.exit_code == 0, result.output
+    for form in ("function:module:callable", "openai:MODEL", "gguf:PATH", "scripted", "smollm2"):
+        assert form in result.output
+
+
+# --- 7. messages that list what exists -------------------------------------------------------
+def test_show_lists_what_the_run_holds(tmp_path) -> None:
+    out = str(tmp_path / "toy")
+    assert _eval("toy", "-a", "direct", "-m", ORACLE, "--limit", "2", "--out", out).exit_code == 0
+    agent = invoke("show", out, "--task", "toy-001", "--agent", "react")
+    assert agent.exit_code == 1
+    assert agent.stderr.strip() == (f"error: no stored episode of task 'toy-001' --agent react in {out}; "
+                                    f"stored for task toy-001: agents direct; models {ORACLE}; seeds 0")
+    task = invoke("show", out, "--task", "3")
+    assert "stored tasks: toy-000, toy-001" in task.stderr
+
+
+def test_a_run_directory_that_does_not_exist_is_named_so(tmp_path) -> None:
+    assert _eval("toy", "-a", "direct", "-m", ORACLE, "--limit", "1", "--out", str(tmp_path / "toy")).exit_code == 0
+    for command in (["report"], ["status"], ["show", "--task", "1"]):
+        result = invoke(*command[:1], str(tmp_path / "nope"), *command[1:])
+        assert result.exit_code == 2
+        assert f"{tmp_path / 'nope'} does not exist; run directories in {tmp_path}: toy" in result.stderr
+
+
+def test_list_agents_shows_allowed_values() -> None:
+    result = invoke("eval", "intercode-sql", "--list-agents")
+    assert "db='sqlite' (one of sqlite, mysql)" in result.output
+    assert "format='free' (one of free, grammar)" in result.output
+
+
+def test_citations_name_the_papers() -> None:
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    texts = {path: path.read_text(encoding="utf-8") for path in (root / "README.md", *(root / "docs").glob("*.md"))}
+    listed = "".join(invoke("eval", name, "--list-agents").output for name in ("intercode-sql", "intercode-bash"))
+    texts[Path("--list-agents")] = listed
+    for path, text in texts.items():
+        assert not re.search(r"\b(paper|blog),? 00\d", text), path
+    assert "StateFlow, Wu et al. 2024" in listed
+
+
+def test_an_unclosed_parenthesis_is_reported_where_it_is_missing() -> None:
+    from statebound.errors import SpecError
+    from statebound.spec import parse
+
+    text = ('(define x\n'
+            '  (:states (A (:text "[A]")) (B (:text "[B]"))\n'
+            '  (:behavior (next A B)))\n')
+    with pytest.raises(SpecError) as raised:
+        parse(text, source_name="x.spec")
+    assert (raised.value.line, raised.value.column) == (2, 3)
+    assert "add ')' at the end of line 2" in str(raised.value) and "the text ends at 4:1" in str(raised.value)
+    with pytest.raises(SpecError) as one_line:
+        parse('(define x (:states (A (:text "[A]")) (:behavior (next A))', source_name="y.spec")
+    assert (one_line.value.line, one_line.value.column) == (1, 11)
+    assert "at 1:58" in str(one_line.value)

@@ -119,4 +119,4 @@ def test_status_command_on_a_finished_toy_run(tmp_path):
         "crashed": "0", "s/episode": "", "left (2 workers)": "0s", "since last": "",
     }
     missing = runner.invoke(app, ["status", str(tmp_path / "nowhere")])
-    assert missing.exit_code == 2 and "holds no run" in missing.output
+    assert missing.exit_code == 2 and "nowhere does not exist" in missing.output

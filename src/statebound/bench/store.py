@@ -35,7 +35,7 @@ from statebound.bench.plan import EpisodeKey, RunConfig
 from statebound.bench.result import EpisodeResult
 from statebound.errors import DefinitionError
 
-__all__ = ["STORE_NAME", "ConfigMismatch", "RunNotFound", "RunStore", "admit", "check_run_dir"]
+__all__ = ["STORE_NAME", "ConfigMismatch", "RunNotFound", "RunStore", "admit", "check_run_dir", "no_run_in"]
 
 STORE_NAME = "run.sqlite"
 
@@ -60,6 +60,21 @@ CREATE TABLE IF NOT EXISTS episodes (
 
 class RunNotFound(DefinitionError):
     """A directory holds no run store."""
+
+
+def no_run_in(path: Path, *, below: bool = False) -> RunNotFound:
+    """The error for ``path`` holding no run (``below``: nor any folder under it), naming the run
+    directories beside it when there are some."""
+    if not path.exists():
+        problem = "does not exist"
+    elif below:
+        problem = f"holds no run ({STORE_NAME} missing, here or below)"
+    else:
+        problem = f"holds no run ({STORE_NAME} missing)"
+    parent = path.parent
+    runs = sorted(found.parent.name for found in parent.glob(f"*/{STORE_NAME}")) if parent.is_dir() else []
+    beside = f"; run directories in {parent}: {', '.join(runs[:8])}{', ...' if len(runs) > 8 else ''}" if runs else ""
+    return RunNotFound(f"{path} {problem}{beside}; pass a directory made by 'statebound eval'")
 
 
 def admit(stored: RunConfig | None, given: RunConfig, *, has_episodes: bool, resume: bool,
@@ -116,7 +131,7 @@ class RunStore:
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / STORE_NAME
         if not self.path.exists() and (not create or read_only):
-            raise RunNotFound(f"{self.run_dir} holds no run ({STORE_NAME} missing); pass a directory made by 'statebound eval'")
+            raise no_run_in(self.run_dir)
         self._writer = not read_only
         try:
             if read_only:

@@ -1,4 +1,4 @@
-"""``gsm8k`` and ``hotpotqa``: question answering with the behaviour-spec agents (paper 002).
+"""``gsm8k`` and ``hotpotqa``: question answering with the behaviour-spec agents (Crouse et al. 2023).
 
 - ``gsm8k``: the 1319 test problems with a Calculator tool, graded by the final number.
 - ``hotpotqa``: the 100 distractor questions with Search and Lookup over their pooled paragraphs

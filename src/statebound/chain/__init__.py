@@ -1,4 +1,4 @@
-"""Chain-of-states prompting (StateAct, paper 003): at every step the agent writes its goal, the
+"""Chain-of-states prompting (StateAct, Rozanov & Rei 2024): at every step the agent writes its goal, the
 state it tracks (location, inventory), a thought and an action.
 
 :mod:`~statebound.chain.steps` writes and reads one step (text or JSON, with the paper's

@@ -186,7 +186,23 @@ def _list_agents(benchmark: str) -> None:
         typer.echo(f"  {name.ljust(width)}  {spec.summary}")
     typer.echo("\noptions (-O key=value):")
     for name, field in cls.Options.model_fields.items():
-        typer.echo(f"  {name}={field.default!r}  {field.description or ''}".rstrip())
+        allowed = _allowed_values(field.annotation)
+        values = f" (one of {', '.join(allowed)})" if allowed else ""
+        typer.echo(f"  {name}={field.default!r}{values}  {field.description or ''}".rstrip())
+
+
+def _allowed_values(annotation: Any) -> list[str]:
+    """The values an option's type allows, when it names them (a Literal, an Enum, a bool)."""
+    import enum
+    from typing import Literal, get_args, get_origin
+
+    if annotation is bool:
+        return ["true", "false"]
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return [str(member.value) for member in annotation]
+    if get_origin(annotation) is Literal:
+        return [str(value) for value in get_args(annotation)]
+    return [value for arg in get_args(annotation) if arg is not type(None) for value in _allowed_values(arg)]
 
 
 def _notes(outcome: RunOutcome, config: RunConfig) -> None:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from statebound.cli.app import app
+
+if TYPE_CHECKING:
+    from statebound.bench.plan import EpisodeKey
 
 
 @app.command("show")
@@ -27,11 +31,27 @@ def show_command(
     try:
         with RunStore(run_dir, read_only=True) as store:
             episodes = store.episodes(task=task, agent=agent, model=model, seed=seed)
+            stored = store.finished() if not episodes else set()
     except StateboundError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(2) from None
     if not episodes:
-        typer.secho(f"error: no stored episode of task {task!r} matches in {run_dir}", fg=typer.colors.RED, err=True)
+        asked = "".join(f" {flag} {value}" for flag, value in (("--agent", agent), ("--model", model), ("--seed", seed))
+                        if value is not None)
+        typer.secho(f"error: no stored episode of task {task!r}{asked} in {run_dir}; {_what_is_stored(stored, task)}",
+                    fg=typer.colors.RED, err=True)
         raise typer.Exit(1)
     for episode in episodes:
         render_episode(episode)
+
+
+def _what_is_stored(stored: set[EpisodeKey], task: str) -> str:
+    """What the run does hold: the agents, models and seeds stored for ``task``, or else its tasks."""
+    of_task = [key for key in stored if key.task == task]
+    if not of_task:
+        tasks = sorted({key.task for key in stored}, key=lambda t: (len(t), t))
+        shown = ", ".join(tasks[:10]) + (f", ... ({len(tasks)} tasks)" if len(tasks) > 10 else "")
+        return f"stored tasks: {shown or 'none yet'}"
+    parts = [(name, sorted({str(getattr(key, field)) for key in of_task}))
+             for name, field in (("agents", "agent"), ("models", "model"), ("seeds", "seed"))]
+    return f"stored for task {task}: " + "; ".join(f"{name} {', '.join(values)}" for name, values in parts)

@@ -61,17 +61,21 @@ def check_command(
 @spec_app.command("draw")
 def draw_command(
     file: str = typer.Argument(..., help="Spec file or bundled spec name."),
-    out_dir: Path = typer.Option(Path("."), "--out-dir", "-o", help="Directory for the diagram files."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Directory for the diagram files (default: here)."),
+    old_out: Path | None = typer.Option(None, "--out-dir", hidden=True, help="The old name of --out."),
 ) -> None:
     """Write NAME.mmd (Mermaid) and NAME.dot (Graphviz), and NAME.svg when `dot` is installed.
 
-    Example: statebound spec draw react -o diagrams/"""
+    Example: statebound spec draw react --out diagrams/"""
     from statebound.cli.errors import output_dir
     from statebound.spec import to_dot, to_mermaid
 
+    if out is not None and old_out is not None:
+        raise typer.BadParameter("give --out once (--out-dir is its old name)")
+    out_dir = out or old_out or Path(".")
     spec = _load(file)
     automaton = spec.compile()
-    output_dir(out_dir, flag="--out-dir")
+    output_dir(out_dir, flag="--out")
     mermaid, dot = out_dir / f"{spec.name}.mmd", out_dir / f"{spec.name}.dot"
     mermaid.write_text(to_mermaid(spec, automaton), encoding="utf-8")
     dot.write_text(to_dot(spec, automaton), encoding="utf-8")

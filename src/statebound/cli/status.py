@@ -12,11 +12,11 @@ from statebound.cli.app import app
 
 @app.command("status")
 def status_command(
-    paths: list[Path] = typer.Argument(..., metavar="RUN_DIR", help="Run directories made by 'statebound eval', or folders holding them."),
+    paths: list[Path] = typer.Argument(None, metavar="[PATH]...", help="Run directories made by 'statebound eval', or folders holding them (default: runs, where eval writes)."),
     workers: int = typer.Option(1, "--workers", "-j", min=1, help="Workers the rest will run on (divides the time left)."),
     wide: bool = typer.Option(False, "--wide", help="One table with every column, however wide (for a pager)."),
 ) -> None:
-    """Episodes stored, crashed and left per agent of the runs in PATHS, and the time the rest needs at the pace so far.
+    """Episodes stored, crashed and left per agent of the runs in PATHS (default: runs), and the time the rest needs at the pace so far.
 
     An agent that has not finished an episode yet is estimated at the pace of its run's other agents (marked ~). Piped, the table is tab-separated.
 
@@ -30,7 +30,7 @@ def status_command(
 
     try:
         progress, skipped = [], []
-        for run_dir in find_runs(paths):
+        for run_dir in find_runs(paths or [Path("runs")]):
             try:
                 progress += run_progress(run_dir)
             except RunNotFound as exc:  # a store whose run never started: the others still count

@@ -144,16 +144,30 @@ def _openai_rows(config: dict[str, Any]) -> list[ModelInfo]:
         reason, where = str(error), "?"
     names = [configured] if configured else []
     names += [m for m in PRICES if m.startswith(("gpt", "o3")) and m != configured]
+    general = ModelInfo("openai:MODEL", "openai", f"any model an OpenAI-compatible server serves ({where}; "
+                        "vLLM, Ollama, llama.cpp with base_url=...)", None, None, reason)
     return [
-        ModelInfo(f"openai:{m}", "openai", where, _OPENAI_CONTEXT.get(m),
-                  price_for(m), reason)
-        for m in names
+        general,
+        *(ModelInfo(f"openai:{m}", "openai", where, _OPENAI_CONTEXT.get(m), price_for(m), reason)
+          for m in names),
     ]
+
+
+_BUILT_IN = frozenset({"smollm2", "gemma3-270m", "gguf", "openai", "scripted", "function"})
+
+
+def _plugin_rows() -> list[ModelInfo]:
+    """A row per backend another package registers (entry point group ``statebound.models``)."""
+    return [ModelInfo(f"{name}[:...]", "plugin", f"registered by {point.value}", None, price_for(name))
+            for name, point in _backends().items() if name not in _BUILT_IN]
 
 
 def list_models() -> list[ModelInfo]:
     """Every model name this installation knows, with whether it can run now and why not."""
     config = load_config()
-    scripted = ModelInfo("scripted", "test double", "replays queued replies (tests)", None,
-                         price_for("scripted"))
-    return [*_local_rows(), *_openai_rows(config), scripted]
+    scripted = ModelInfo("scripted", "test double", "replays queued replies (tests): "
+                         "--model-option 'replies=[\"...\"]'", None, price_for("scripted"))
+    function = ModelInfo("function:module:callable", "python", "replies computed by callable(request) "
+                         "in an importable module (no model; statebound.llm.FunctionLLM)", None,
+                         price_for("function:"))
+    return [*_local_rows(), *_openai_rows(config), scripted, function, *_plugin_rows()]

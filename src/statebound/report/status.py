@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from statebound.bench.pace import Pace, format_duration, format_seconds
-from statebound.bench.store import STORE_NAME, RunNotFound, RunStore
+from statebound.bench.store import STORE_NAME, RunNotFound, RunStore, no_run_in
 from statebound.report.grid import Column, Section
 
 __all__ = ["AgentProgress", "find_runs", "run_progress", "status_section"]
@@ -42,8 +42,7 @@ def find_runs(paths: Sequence[str | Path]) -> list[Path]:
     for given in map(Path, paths):
         found = [given] if (given / STORE_NAME).exists() else sorted(p.parent for p in given.rglob(STORE_NAME))
         if not found:
-            raise RunNotFound(f"{given} holds no run ({STORE_NAME} missing, here or below); "
-                              "pass a directory made by 'statebound eval'")
+            raise no_run_in(given, below=True)
         runs.extend(run for run in found if run not in runs)
     return runs
 

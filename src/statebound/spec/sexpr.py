@@ -60,8 +60,13 @@ def read_sexprs(text: str, *, source_name: str = "<spec>") -> list[SNode]:
     stack: list[tuple[int, int, list[SNode]]] = []
     top: list[SNode] = []
     line, line_start = 1, 0
+    first_on_line = True
+    unclosed: tuple[int, int, int] | None = None  # a "(" a later line is indented past: its line, column, that line
     for match in _TOKEN.finditer(text):
         kind, column = match.lastgroup, match.start() - line_start + 1
+        if first_on_line and kind in ("open", "close", "string", "symbol") and unclosed is None:
+            unclosed = _indented_past(stack, line, column)
+        first_on_line = kind == "newline" or (first_on_line and kind in ("space", "comment"))
         if kind == "newline":
             line, line_start = line + 1, match.end()
         elif kind == "open":
@@ -86,10 +91,28 @@ def read_sexprs(text: str, *, source_name: str = "<spec>") -> list[SNode]:
         elif kind == "symbol":
             (stack[-1][2] if stack else top).append(Atom(match.group(), line, column))
     if stack:
+        end = f"{line}:{len(text) - line_start + 1}"
+        if unclosed is not None:  # where the indentation says a ')' is missing
+            open_line, open_column, sibling = unclosed
+            raise SpecError(
+                f"unbalanced parentheses: the '(' opened here is not closed before line {sibling}, which "
+                f"is indented as its sibling: add ')' at the end of line {sibling - 1} (the text ends at "
+                f"{end} with {len(stack)} '(' open)",
+                line=open_line, column=open_column, source_name=source_name,
+            )
         open_line, open_column, _ = stack[-1]
         raise SpecError(
             f"unbalanced parentheses: the '(' opened here is never closed "
-            f"(expected {len(stack)} more ')' before the end of the text)",
+            f"(expected {len(stack)} more ')' before the end of the text at {end})",
             line=open_line, column=open_column, source_name=source_name,
         )
     return top
+
+
+def _indented_past(stack: list[tuple[int, int, list[SNode]]], line: int, column: int) -> tuple[int, int, int] | None:
+    """The outermost list still open, opened on an earlier line at ``column`` or further right: a
+    line starting there is indented as its sibling, not its child, so its ')' is likely missing."""
+    for open_line, open_column, _ in stack:
+        if open_line < line and open_column >= column:
+            return open_line, open_column, line
+    return None

@@ -116,7 +116,7 @@ QUESTION = "Question: "  # how StateFlow's runner labels the task
 NO_OP = "true"  # the command of the ``nothing`` baseline: it changes nothing and prints nothing
 
 AGENTS: dict[str, AgentSpec[BashOptions]] = {
-    "stateflow": _model_agent(build_stateflow, "StateFlow's Bash machine as the authors run it (paper 000, 4.2)",
+    "stateflow": _model_agent(build_stateflow, "StateFlow's Bash machine as the authors run it (StateFlow, Wu et al. 2024, 4.2)",
                               view="stateflow", task_label=QUESTION),
     "sf-agent": _model_agent(build_stateflow, "the same machine, a state's prompt sent to its own agent",
                              view="sf-agent", task_label=QUESTION),

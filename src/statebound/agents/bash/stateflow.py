@@ -1,4 +1,4 @@
-"""StateFlow's Bash machine (paper 000, section 4.2) in both views, as the authors' code runs it.
+"""StateFlow's Bash machine (StateFlow, Wu et al. 2024, section 4.2) in both views, as the authors' code runs it.
 
 The paper gives five states, Init, Solve, Verify, Error and End, and says the transitions depend
 only on whether an execution succeeded; where it is silent this follows the authors' code

@@ -72,7 +72,7 @@ QUESTION = "Question: "  # how StateFlow's runner labels the task
 _ABLATIONS = {"no_verify": "without Verify", "no_error": "without Error", "no_observe": "without Observe"}
 
 AGENTS: dict[str, AgentSpec[SqlOptions]] = {
-    "stateflow": _model_agent(build_stateflow, "StateFlow's SQL machine (paper 000, 4.2)", view="stateflow",
+    "stateflow": _model_agent(build_stateflow, "StateFlow's SQL machine (StateFlow, Wu et al. 2024, 4.2)", view="stateflow",
                               task_label=QUESTION),
     "sf-agent": _model_agent(build_stateflow, "the same machine, a state's prompt sent to its own agent",
                              view="sf-agent", task_label=QUESTION),

@@ -1,4 +1,4 @@
-"""StateFlow's SQL machine (paper 000, sections 3.3 and 4.2) in both views, with its ablations.
+"""StateFlow's SQL machine (StateFlow, Wu et al. 2024, sections 3.3 and 4.2) in both views, with its ablations.
 
 Init (always runs SHOW TABLES) -> Observe -> Solve -> Verify -> End, plus Error. In Observe,
 Solve, Verify and Error an error string (a failed or unparsable action) goes to Error; in Solve,

@@ -284,15 +284,19 @@ def draw_command(
 def check_command(
     flow_ref: str = typer.Argument(..., metavar="FLOW", help=FLOW_HELP),
     strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
+    model: str | None = typer.Option(None, "--model", "-m", help="Also check against this model: an LLM-decided "
+                                     "transition that parses a free answer where the model could pick by a chooser."),
+    model_option: list[str] = typer.Option([], "--model-option", help="Option for the model, key=value; repeatable."),
 ) -> None:
-    """Static checks: shadowed or duplicate transitions, states without a default, a turn limit too small to finish, loops without model or tool calls, visit limits that never apply.
+    """Static checks: shadowed or duplicate transitions, states without a default, a turn limit too small to finish, loops without model or tool calls, visit limits that never apply; with -m, what that model could do better.
 
-    Example: statebound flow check my_flows.py:flow --strict"""
+    Example: statebound flow check my_flows.py:flow --strict -m smollm2"""
     from statebound.flow.checks import check_flow
 
     with one_line_errors():  # the flow does not even load or build: its hard errors
         flow = load_flow(flow_ref)
-    diagnostics = check_flow(flow)
+        llm = open_flow_model(model, model_option) if model is not None else None
+    diagnostics = check_flow(flow, llm)
     for diagnostic in diagnostics:
         typer.echo(diagnostic.format(flow.name))
     warnings = sum(d.severity == "warning" for d in diagnostics)

@@ -13,14 +13,16 @@ from types import CellType, FunctionType
 from typing import TYPE_CHECKING, Literal
 
 from statebound.flow.choice import Pick
+from statebound.flow.choosers import usable
 from statebound.flow.human import AskHuman
 from statebound.flow.outputs import CallLLM, CallTool, Instruction
-from statebound.flow.rules import Rule
+from statebound.flow.rules import TEXT, LLMChoice, Rule
 from statebound.flow.validate import distances, reachable
 
 if TYPE_CHECKING:
     from statebound.flow.machine import Machine
     from statebound.flow.states import Edge, State
+    from statebound.llm.base import LLM
 
 __all__ = ["FlowDiagnostic", "check_flow"]
 
@@ -37,9 +39,12 @@ class FlowDiagnostic:
         return f"{where}: {self.severity}: {self.message} [{self.code}]"
 
 
-def check_flow(flow: Machine) -> list[FlowDiagnostic]:
-    """Every finding about ``flow``: warnings first, then in the order of its states."""
+def check_flow(flow: Machine, llm: LLM | None = None) -> list[FlowDiagnostic]:
+    """Every finding about ``flow``: warnings first, then in the order of its states. With the
+    ``llm`` it will run on, also what that model could do better (a chooser for a free answer)."""
     found: list[FlowDiagnostic] = []
+    if llm is not None:
+        found.extend(_free_answers(flow, llm))
     live = {s.name: _live_edges(s.name, flow.edges[s.name], found) for s in flow.states}
     end = flow.final_states[0]
     for state in flow.states:
@@ -181,3 +186,22 @@ def _same(a: object, b: object, depth: int = 0) -> bool:
         return bool(a == b)
     except Exception:  # an odd __eq__: not surely alike
         return False
+
+
+def _free_answers(flow: Machine, llm: LLM) -> list[FlowDiagnostic]:
+    """LLM-decided transitions that parse a free answer where their model could pick by a chooser."""
+    found = []
+    for state in flow.states:
+        for edge in flow.edges[state.name]:
+            decider = edge.decider
+            if not isinstance(decider, LLMChoice) or decider.method != TEXT:
+                continue
+            model = decider.llm or (state.agent.llm if state.agent is not None else None) or llm
+            better = usable(model.capabilities, chat=True)
+            if better:
+                found.append(FlowDiagnostic(
+                    "warning", "llm-choice-text", state.name,
+                    f"its LLM-decided transition parses a free answer (method='text'), which falls back "
+                    f"when the answer names no state; {model.model} can pick by {better[0]}: "
+                    f"llm_choice(..., method={better[0]!r}) or 'auto'"))
+    return found

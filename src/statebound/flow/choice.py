@@ -46,6 +46,7 @@ longer fits.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -68,12 +69,14 @@ from statebound.flow.choosers import (
 )
 from statebound.flow.context import RunContext
 from statebound.flow.history import Entry
+from statebound.flow.result import CallKind
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
 from statebound.llm.scoring import Normalization, text_score
 
 __all__ = [
     "ChoiceMethod",
     "ChooserKind",
+    "Chooser",
     "Pick",
     "Picked",
     "PromptFn",
@@ -180,6 +183,154 @@ def last_pick(ctx: RunContext, name: str | None = None) -> Picked | None:
     return None
 
 
+BaselineFn = Callable[[], Prompt]
+
+
+@dataclass(frozen=True, slots=True)
+class Chooser:
+    """How one choice among named options is made: what :class:`Pick`, LLM-decided transitions
+    and group-chat speaker selection share. ``method`` is resolved against the model per choice
+    (:func:`~statebound.flow.choosers.resolve`); ``name`` labels the record; ``call`` is the kind
+    the model calls count as. The other fields: see :class:`Pick`."""
+
+    method: ChoiceMethod = "auto"
+    name: str = "choice"
+    llm: LLM | None = None
+    normalization: Normalization = "mean"
+    baseline_weight: float = 1.0
+    seed: int = 0
+    call: CallKind = "llm"
+
+    def __post_init__(self) -> None:
+        check_method(self.method)
+
+    def kind(self, ctx: RunContext, prompt: Prompt) -> ChooserKind:
+        """The chooser that runs: ``method`` as the model can run it (``prompt`` as given)."""
+        if self.method == "random":
+            return "random"
+        llm = ctx.llm_for(self.llm)
+        return resolve(self.method, llm.capabilities, chat=not isinstance(prompt, str), model=llm.model)
+
+    def recorded_kind(self, ctx: RunContext, prompt: Prompt) -> ChoiceMethod:
+        """The chooser a choice that needs no model is recorded under: the one that would have
+        run, or the method asked for where none can (no model, or one that cannot choose)."""
+        try:
+            return self.kind(ctx, prompt)
+        except (DefinitionError, UnsupportedFeature):
+            return self.method
+
+    def picked(self, kind: ChoiceMethod, candidates: tuple[str, ...], scores: tuple[float, ...] | None,
+               index: int | None) -> Picked:
+        return Picked(self.name, kind, candidates, scores, index, asked=self.method)
+
+    async def choose(self, ctx: RunContext, candidates: tuple[str, ...], prompt: Prompt,
+                     baseline: BaselineFn | None = None) -> tuple[Picked, Completion | None]:
+        """Pick one of ``candidates`` (at least one) after ``prompt``; ``baseline()`` gives the
+        calibration prompt when the chooser uses one. The model is called only for two or more."""
+        if len(candidates) == 1:
+            return self.picked(self.recorded_kind(ctx, prompt), candidates, None, 0), None
+        kind = self.kind(ctx, prompt)
+        scores: tuple[float, ...] | None = None
+        completion: Completion | None = None
+        if kind == "random":
+            index = self._draw(ctx, candidates)
+        elif kind == "grammar":
+            index, completion = await self._generate(ctx, candidates, prompt)
+        else:
+            choose = self._score if kind == "score" else self._label
+            scores, index, completion = await choose(ctx, candidates, prompt, baseline)
+        return self.picked(kind, candidates, scores, index), completion
+
+    async def _complete(self, ctx: RunContext, prompt: Prompt, **options: Any) -> Completion:
+        request = Request(prompt=prompt, **options) if isinstance(prompt, str) else Request(messages=prompt, **options)
+        return await ctx.complete(request, llm=self.llm, kind=self.call)
+
+    async def _score(self, ctx: RunContext, candidates: tuple[str, ...], prompt: Prompt,
+                     baseline: BaselineFn | None) -> tuple[tuple[float, ...], int, Completion]:
+        llm = ctx.llm_for(self.llm)
+        completion = await self._complete(ctx, prompt, score=candidates, logprobs=True)
+        scores = self._scores(llm, completion, candidates)
+        if baseline is not None:
+            prior = await self._complete(ctx, baseline(), score=candidates, logprobs=True)
+            weight = self.baseline_weight
+            scores = tuple(s - weight * p for s, p in zip(scores, self._scores(llm, prior, candidates)))
+            completion = Completion(completion.choices, completion.usage + prior.usage, completion.model)
+        return scores, _best(scores, range(len(candidates))), completion
+
+    def _scores(self, llm: LLM, completion: Completion, candidates: tuple[str, ...]) -> tuple[float, ...]:
+        if len(completion.choices) != len(candidates) or any(c.logprobs is None for c in completion.choices):
+            raise UnsupportedFeature(f"{llm.model} did not return log-probabilities for every candidate")
+        return tuple(text_score([t.logprob for t in c.logprobs or ()], normalization=self.normalization)
+                     for c in completion.choices)
+
+    async def _label(self, ctx: RunContext, candidates: tuple[str, ...], prompt: Prompt,
+                     baseline: BaselineFn | None) -> tuple[tuple[float, ...], int, Completion]:
+        """Lettered options in rounds of at most the backend's group size; each candidate's score
+        is its calibrated letter log-probability in its first round."""
+        llm = ctx.llm_for(self.llm)
+        size = label_group_size(llm.capabilities)
+        scores: list[float] = [-math.inf] * len(candidates)
+        usage, model = Usage(), llm.model
+        pool = list(range(len(candidates)))
+        first_round = True
+        while len(pool) > 1:
+            winners = []
+            for group in _groups(pool, size):
+                if len(group) == 1:
+                    winners.append(group[0])
+                    continue
+                options = [candidates[i] for i in group]
+                group_scores, completion = await self._label_round(ctx, options, size, prompt, baseline)
+                usage, model = usage + completion.usage, completion.model
+                if first_round:
+                    for i, score in zip(group, group_scores):
+                        scores[i] = score
+                winners.append(_best(group_scores, group))
+            pool, first_round = winners, False
+        return tuple(scores), pool[0], Completion((), usage, model)
+
+    async def _label_round(self, ctx: RunContext, options: list[str], size: int, prompt: Prompt,
+                           baseline: BaselineFn | None) -> tuple[tuple[float, ...], Completion]:
+        async def letters(asked: Prompt, *, floor: bool) -> tuple[tuple[float, ...], Completion]:
+            lettered = label_prompt(asked, options) if isinstance(asked, str) else label_messages(asked, options)
+            completion = await self._complete(ctx, lettered, max_tokens=1, temperature=0.0, logprobs=True,
+                                              top_logprobs=size)
+            logprobs = completion.choices[0].logprobs if completion.choices else None
+            return label_scores(logprobs[0] if logprobs else None, len(options), floor=floor), completion
+
+        scores, completion = await letters(prompt, floor=False)
+        if baseline is not None:
+            prior, prior_completion = await letters(baseline(), floor=True)
+            scores = tuple(s - self.baseline_weight * p for s, p in zip(scores, prior))
+            completion = Completion(completion.choices, completion.usage + prior_completion.usage, completion.model)
+        return scores, completion
+
+    async def _generate(self, ctx: RunContext, candidates: tuple[str, ...], prompt: Prompt) -> tuple[int, Completion]:
+        """Greedy generation held to the candidates: a GBNF choice grammar, else a JSON-schema
+        enum (``{"choice": ...}``)."""
+        llm = ctx.llm_for(self.llm)
+        longest = max(len(c.encode("utf-8")) for c in candidates) + 2  # a token covers at least one byte
+        if llm.capabilities.grammar:
+            completion = await self._complete(ctx, prompt, grammar=choice_grammar(candidates), max_tokens=longest,
+                                              temperature=0.0)
+            reply = completion.text
+        else:
+            completion = await self._complete(ctx, prompt, schema=choice_schema(candidates), max_tokens=longest + 24,
+                                              temperature=0.0)
+            reply = _schema_reply(completion.text)
+        if (index := _reply_index(reply, candidates)) is not None:
+            return index, completion
+        raise ModelOutputError(
+            f"state {ctx.state!r}: the reply {completion.text[:80]!r} to the choice {self.name!r} is none of its "
+            f"{len(candidates)} candidates; the backend may have ignored the grammar or schema")
+
+    def _draw(self, ctx: RunContext, candidates: tuple[str, ...]) -> int:
+        seen = json.dumps([self.seed, ctx.task, ctx.state, ctx.visits.get(ctx.state, 1), len(ctx.history),
+                           self.name, list(candidates)])
+        draw = random.Random(int.from_bytes(hashlib.sha256(seen.encode("utf-8")).digest()[:8], "big"))
+        return draw.randrange(len(candidates))
+
+
 @dataclass(frozen=True, slots=True)
 class Pick:
     """Let the model pick one of ``candidates(ctx)`` and append it as the state's reply.
@@ -215,153 +366,31 @@ class Pick:
     def label(self) -> str:
         return f"Pick({self.name}, {self.method})"
 
+    @property
+    def chooser(self) -> Chooser:
+        return Chooser(self.method, self.name, self.llm, self.normalization, self.baseline_weight, self.seed)
+
     async def run(self, ctx: RunContext) -> None:
         candidates = tuple(dict.fromkeys(c for c in self.candidates(ctx) if c))
+        chooser, prompt = self.chooser, self._prompt(ctx)
         if not candidates:
             if self.when_empty is None:
                 raise DefinitionError(
                     f"state {ctx.state!r}: Pick {self.name!r} found no candidates; give it "
                     "when_empty='...' (the reply to append instead) or make sure candidates(ctx) returns some")
-            self._append(ctx, self.when_empty, self._picked(self._recorded_kind(ctx), (), None, None), None)
+            nothing = chooser.picked(chooser.recorded_kind(ctx, prompt), (), None, None)
+            self._append(ctx, self.when_empty, nothing, None)
             return
-        if len(candidates) == 1:
-            self._append(ctx, candidates[0], self._picked(self._recorded_kind(ctx), candidates, None, 0), None)
-            return
-        kind = self._kind(ctx)
-        scores: tuple[float, ...] | None = None
-        completion: Completion | None = None
-        if kind == "random":
-            index = self._draw(ctx, candidates)
-        elif kind == "grammar":
-            index, completion = await self._generate(ctx, candidates)
-        else:
-            choose = self._score if kind == "score" else self._label
-            scores, index, completion = await choose(ctx, candidates)
-        self._append(ctx, candidates[index], self._picked(kind, candidates, scores, index), completion)
+        baseline = None if self.baseline is None else functools.partial(self._prompt, ctx, baseline=True)
+        picked, completion = await chooser.choose(ctx, candidates, prompt, baseline)
+        self._append(ctx, candidates[picked.index or 0], picked, completion)
 
-    def _kind(self, ctx: RunContext) -> ChooserKind:
-        """The chooser that runs: ``method`` as this state's model can run it."""
-        if self.method == "random":
-            return "random"
-        llm = ctx.llm_for(self.llm)
-        return resolve(self.method, llm.capabilities, chat=not isinstance(self._prompt(ctx), str),
-                       model=llm.model)
-
-    def _recorded_kind(self, ctx: RunContext) -> ChoiceMethod:
-        """The chooser a choice that needs no model is recorded under: the one that would have
-        run, or the method asked for where none can (no model, or one that cannot choose)."""
-        try:
-            return self._kind(ctx)
-        except (DefinitionError, UnsupportedFeature):
-            return self.method
-
-    def _picked(self, kind: ChoiceMethod, candidates: tuple[str, ...], scores: tuple[float, ...] | None,
-                index: int | None) -> Picked:
-        return Picked(self.name, kind, candidates, scores, index, asked=self.method)
-
-    # -- prompts ---------------------------------------------------------------------------------
     def _prompt(self, ctx: RunContext, *, baseline: bool = False) -> Prompt:
         source = self.baseline if baseline else self.prompt
         prompt = source(ctx) if callable(source) else source
         if prompt is None:
             return ctx.messages()
         return prompt if isinstance(prompt, str) else tuple(prompt)
-
-    def _request(self, ctx: RunContext, *, baseline: bool = False, **options: Any) -> Request:
-        prompt = self._prompt(ctx, baseline=baseline)
-        if isinstance(prompt, str):
-            return Request(prompt=prompt, **options)
-        return Request(messages=prompt, **options)
-
-    # -- the choosers ----------------------------------------------------------------------------
-    async def _score(self, ctx: RunContext, candidates: tuple[str, ...]) -> tuple[
-            tuple[float, ...], int, Completion]:
-        llm = ctx.llm_for(self.llm)
-        completion = await ctx.complete(self._request(ctx, score=candidates, logprobs=True), llm=self.llm)
-        scores = self._scores(llm, completion, candidates)
-        if self.baseline is not None:
-            request = self._request(ctx, baseline=True, score=candidates, logprobs=True)
-            prior = await ctx.complete(request, llm=self.llm)
-            weight = self.baseline_weight
-            scores = tuple(s - weight * p for s, p in zip(scores, self._scores(llm, prior, candidates)))
-            completion = Completion(completion.choices, completion.usage + prior.usage, completion.model)
-        return scores, _best(scores, range(len(candidates))), completion
-
-    def _scores(self, llm: LLM, completion: Completion, candidates: tuple[str, ...]) -> tuple[float, ...]:
-        if len(completion.choices) != len(candidates) or any(c.logprobs is None for c in completion.choices):
-            raise UnsupportedFeature(f"{llm.model} did not return log-probabilities for every candidate")
-        return tuple(text_score([t.logprob for t in c.logprobs or ()], normalization=self.normalization)
-                     for c in completion.choices)
-
-    async def _label(self, ctx: RunContext, candidates: tuple[str, ...]) -> tuple[
-            tuple[float, ...], int, Completion]:
-        """Lettered options in rounds of at most the backend's group size; each candidate's score
-        is its calibrated letter log-probability in its first round."""
-        llm = ctx.llm_for(self.llm)
-        size = label_group_size(llm.capabilities)
-        scores: list[float] = [-math.inf] * len(candidates)
-        usage, model = Usage(), llm.model
-        pool = list(range(len(candidates)))
-        first_round = True
-        while len(pool) > 1:
-            winners = []
-            for group in _groups(pool, size):
-                if len(group) == 1:
-                    winners.append(group[0])
-                    continue
-                group_scores, completion = await self._label_round(ctx, [candidates[i] for i in group], size)
-                usage, model = usage + completion.usage, completion.model
-                if first_round:
-                    for i, score in zip(group, group_scores):
-                        scores[i] = score
-                winners.append(_best(group_scores, group))
-            pool, first_round = winners, False
-        return tuple(scores), pool[0], Completion((), usage, model)
-
-    async def _label_round(self, ctx: RunContext, options: list[str], size: int) -> tuple[
-            tuple[float, ...], Completion]:
-        async def letters(baseline: bool) -> tuple[tuple[float, ...], Completion]:
-            prompt = self._prompt(ctx, baseline=baseline)
-            settings: dict[str, Any] = {"max_tokens": 1, "temperature": 0.0, "logprobs": True, "top_logprobs": size}
-            request = (Request(prompt=label_prompt(prompt, options), **settings) if isinstance(prompt, str)
-                       else Request(messages=label_messages(prompt, options), **settings))
-            completion = await ctx.complete(request, llm=self.llm)
-            logprobs = completion.choices[0].logprobs if completion.choices else None
-            token = logprobs[0] if logprobs else None
-            return label_scores(token, len(options), floor=baseline), completion
-
-        scores, completion = await letters(False)
-        if self.baseline is not None:
-            prior, prior_completion = await letters(True)
-            scores = tuple(s - self.baseline_weight * p for s, p in zip(scores, prior))
-            completion = Completion(completion.choices, completion.usage + prior_completion.usage, completion.model)
-        return scores, completion
-
-    async def _generate(self, ctx: RunContext, candidates: tuple[str, ...]) -> tuple[int, Completion]:
-        """Greedy generation held to the candidates: a GBNF choice grammar, else a JSON-schema
-        enum (``{"choice": ...}``)."""
-        llm = ctx.llm_for(self.llm)
-        longest = max(len(c.encode("utf-8")) for c in candidates) + 2  # a token covers at least one byte
-        if llm.capabilities.grammar:
-            request = self._request(ctx, grammar=choice_grammar(candidates), max_tokens=longest, temperature=0.0)
-            completion = await ctx.complete(request, llm=self.llm)
-            reply = completion.text
-        else:
-            request = self._request(ctx, schema=choice_schema(candidates), max_tokens=longest + 24,
-                                    temperature=0.0)
-            completion = await ctx.complete(request, llm=self.llm)
-            reply = _schema_reply(completion.text)
-        if (index := _reply_index(reply, candidates)) is not None:
-            return index, completion
-        raise ModelOutputError(
-            f"state {ctx.state!r}: the reply {completion.text[:80]!r} to Pick {self.name!r} is none of its "
-            f"{len(candidates)} candidates; the backend may have ignored the grammar or schema")
-
-    def _draw(self, ctx: RunContext, candidates: tuple[str, ...]) -> int:
-        seen = json.dumps([self.seed, ctx.task, ctx.state, ctx.visits.get(ctx.state, 1), len(ctx.history),
-                           self.name, list(candidates)])
-        draw = random.Random(int.from_bytes(hashlib.sha256(seen.encode("utf-8")).digest()[:8], "big"))
-        return draw.randrange(len(candidates))
 
     def _append(self, ctx: RunContext, text: str, picked: Picked, completion: Completion | None) -> None:
         name = ctx.speaker or (ctx.agent.name if ctx.agent is not None else None)

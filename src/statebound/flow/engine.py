@@ -17,7 +17,7 @@ state, at the output function it had reached.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from statebound.errors import ContextOverflow, DefinitionError
@@ -72,6 +72,7 @@ async def execute(
     start or, given a ``snapshot``, from where a stored run stood."""
     if not isinstance(task, str):
         raise DefinitionError(f"task must be a string, got {type(task).__name__}")
+    _check_deciders(machine, llm)
     sinks = sinks_of(on_event)
     listeners = Listeners(sinks, record_events) if (sinks or record_events) else None
     emit = listeners.pending.append if listeners is not None else None
@@ -134,12 +135,12 @@ async def execute(
                     ctx.check_budget()
                 if listeners is not None and listeners.pending:
                     await listeners.flush()
-            target, why = await _next_state(ctx, edges_of[state.name])
+            target, why, choice = await _next_state(ctx, edges_of[state.name])
             if budget is not None:
                 ctx.check_budget()
             ctx.turn += 1
             if emit is not None:
-                emit(TransitionTaken(state.name, target, ctx.turn, why))
+                emit(TransitionTaken(state.name, target, ctx.turn, why, choice))
             state = states[target]
             step = -1
             if hook is not None:
@@ -188,15 +189,25 @@ def result_of(ctx: RunContext, trajectory: Sequence[str], reason: ExitReason, *,
     )
 
 
-async def _next_state(ctx: RunContext, edges: Sequence[Edge]) -> tuple[str, str]:
+def _check_deciders(machine: Machine, llm: LLM | None) -> None:
+    """Refuse before the run a decider whose chooser its model cannot run (``check_model``)."""
+    for state in machine.states:
+        model = (state.agent.llm if state.agent is not None else None) or llm
+        for edge in machine.edges[state.name]:
+            if (check := getattr(edge.decider, "check_model", None)) is not None:
+                check(model)
+
+
+async def _next_state(ctx: RunContext, edges: Sequence[Edge]) -> tuple[str, str, Mapping[str, Any] | None]:
+    """The next state, why, and the record of the choice an LLM made to decide it (if one did)."""
     for edge in edges:
         if edge.decider is None:
             if edge.test(ctx):  # type: ignore[misc]  # a rule edge always has a test
-                return edge.target, edge.label  # type: ignore[return-value]
+                return edge.target, edge.label, None  # type: ignore[return-value]
         else:
             decision = await edge.decider.decide(ctx)
             if decision.target is not None:
-                return decision.target, decision.reason
+                return decision.target, decision.reason, decision.choice
     last = ctx.history[-1].content if ctx.history else ""
     raise DefinitionError(
         f"no transition of state {ctx.state!r} fired (last message: {last[:120]!r}); "

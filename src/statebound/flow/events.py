@@ -63,12 +63,14 @@ class MessageAdded:
 class SpeakerSelected:
     """A group chat picked ``role`` to speak next; ``how`` is ``function`` or the method that
     picked it (``auto``, ``manual``, ``random``, ``round_robin``), ``fallback`` when ``auto``'s
-    answer named no role."""
+    answer named no role; ``choice`` records an ``auto`` pick made by a chooser (method,
+    candidates, scores)."""
 
     kind: ClassVar[str] = "speaker_selected"
     state: str
     role: str
     how: Literal["function", "auto", "manual", "random", "round_robin", "fallback"]
+    choice: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _flat(self)
@@ -76,13 +78,15 @@ class SpeakerSelected:
 
 @dataclass(frozen=True, slots=True)
 class TransitionTaken:
-    """The transition function moved the run from ``source`` to ``target``; ``reason`` says why."""
+    """The transition function moved the run from ``source`` to ``target``; ``reason`` says why;
+    ``choice`` records the choice an LLM-decided transition made (method, candidates, scores)."""
 
     kind: ClassVar[str] = "transition_taken"
     source: str
     target: str
     turn: int
     reason: str
+    choice: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _flat(self)

@@ -1,4 +1,4 @@
-"""Group-chat roles inside a state, with AutoGen's speaker-selection methods (StateFlow blog, 001).
+"""Group-chat roles inside a state, with AutoGen's speaker-selection methods (the StateFlow post on AutoGen's blog).
 
 ``GroupChat(roles=[...], select_speaker=...)`` is an output function. ``select_speaker`` is a
 method name or a function ``fn(last_speaker, ctx)``; each round the function returns
@@ -6,8 +6,11 @@ method name or a function ``fn(last_speaker, ctx)``; each round the function ret
 * a :class:`Role` or a role name -- that role speaks (runs its outputs, with its own agent);
 * a method name -- the method picks the speaker this round:
 
-  - ``"auto"`` (:data:`AUTO`): an LLM picks from the role names and descriptions (parsed
-    strictly; if it names no role, the next role in order speaks);
+  - ``"auto"`` (:data:`AUTO`): an LLM picks from the role names and descriptions, as
+    ``auto_method`` says: ``"text"`` (the default, AutoGen's way) parses a free answer strictly,
+    and if it names no role the next role in order speaks; a chooser (``"auto"``, ``"score"``,
+    ``"label"``, ``"grammar"``; :mod:`statebound.flow.choosers`) picks one of the names, and the
+    ``SpeakerSelected`` event records the choice;
   - ``"manual"`` (:data:`MANUAL`): a person picks, by number or name, through ``ask`` (the terminal
     by default); nothing, ``q`` or three answers that name no role leave the pick to ``auto``;
   - ``"random"`` (:data:`RANDOM`): a role at random, drawn from ``random.Random(seed)``;
@@ -29,14 +32,16 @@ import asyncio
 import inspect
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from statebound.errors import DefinitionError
+from statebound.flow.choice import Chooser
+from statebound.flow.choosers import check_method
 from statebound.flow.context import RunContext, StopRun
 from statebound.flow.events import BudgetHit, SpeakerSelected
 from statebound.flow.outputs import Agent, Output
 from statebound.flow.result import ExitReason
-from statebound.flow.rules import parse_choice
+from statebound.flow.rules import TEXT, TransitionMethod, parse_choice
 from statebound.llm.base import LLM, Message, Request
 
 __all__ = ["AUTO", "MANUAL", "METHODS", "RANDOM", "ROUND_ROBIN", "GroupChat", "Role", "SpeakerSelector"]
@@ -80,9 +85,10 @@ SpeakerSelector = Callable[
 class GroupChat:
     """An output function that lets ``roles`` take turns as ``select_speaker`` decides (module
     docstring); ``llm`` answers ``auto`` picks, ``ask`` asks a person for ``manual`` ones, ``seed``
-    fixes the ``random`` draws."""
+    fixes the ``random`` draws, ``auto_method`` says how ``auto`` picks are made."""
 
-    __slots__ = ("_allowed", "_by_name", "_draw", "ask", "llm", "max_rounds", "roles", "select_speaker")
+    __slots__ = ("_allowed", "_by_name", "_draw", "ask", "auto_method", "llm", "max_rounds", "roles",
+                 "select_speaker")
 
     def __init__(
         self,
@@ -94,6 +100,7 @@ class GroupChat:
         allowed_transitions: Mapping[Role | str, Sequence[Role | str]] | None = None,
         ask: Ask | None = None,
         seed: int = 0,
+        auto_method: TransitionMethod = "text",
     ) -> None:
         if not roles:
             raise DefinitionError("GroupChat needs at least one Role")
@@ -111,6 +118,9 @@ class GroupChat:
             )
         if max_rounds < 1:
             raise DefinitionError("GroupChat max_rounds must be at least 1")
+        if auto_method != TEXT:
+            check_method(auto_method, where="GroupChat auto_method")
+        self.auto_method = auto_method
         self.roles = tuple(roles)
         self.select_speaker = select_speaker
         self.max_rounds = max_rounds
@@ -172,11 +182,11 @@ class GroupChat:
         if picked is None:
             return None
         candidates = self.allowed_after(last)
-        how = "function"
+        how, choice = "function", None
         if isinstance(picked, str) and picked in METHODS:
             if not candidates:
                 return None  # the graph allows nobody after the last speaker: the chat ends
-            picked, how = await self._by_method(picked, last, candidates, ctx)  # type: ignore[arg-type]
+            picked, how, choice = await self._by_method(picked, last, candidates, ctx)  # type: ignore[arg-type]
         role = picked if isinstance(picked, Role) else self._by_name.get(str(picked)) if isinstance(picked, str) else None
         if role is None or self._by_name.get(role.name) is not role:
             raise DefinitionError(
@@ -188,20 +198,20 @@ class GroupChat:
                 f"speaker selection chose {role.name!r} after {last.name if last is not None else None!r}, which "
                 f"allowed_transitions does not allow (allowed: {', '.join(r.name for r in candidates) or 'none'})"
             )
-        ctx.emit(SpeakerSelected(ctx.state, role.name, how))  # type: ignore[arg-type]
+        ctx.emit(SpeakerSelected(ctx.state, role.name, how, choice))  # type: ignore[arg-type]
         return role
 
     async def _by_method(
         self, method: Method, last: Role | None, candidates: tuple[Role, ...], ctx: RunContext
-    ) -> tuple[Role, str]:
+    ) -> tuple[Role, str, Mapping[str, Any] | None]:
         if method == RANDOM:
-            return self._draw.choice(candidates), RANDOM
+            return self._draw.choice(candidates), RANDOM, None
         if method == ROUND_ROBIN:
-            return _after(last, self.roles, candidates), ROUND_ROBIN
+            return _after(last, self.roles, candidates), ROUND_ROBIN, None
         if method == MANUAL:
             chosen = await self._manual(candidates)
             if chosen is not None:
-                return chosen, MANUAL
+                return chosen, MANUAL, None
         return await self._auto(last, candidates, ctx)
 
     async def _manual(self, candidates: tuple[Role, ...]) -> Role | None:
@@ -223,7 +233,8 @@ class GroupChat:
                 return named
         return None
 
-    async def _auto(self, last: Role | None, candidates: tuple[Role, ...], ctx: RunContext) -> tuple[Role, str]:
+    async def _auto(self, last: Role | None, candidates: tuple[Role, ...],
+                    ctx: RunContext) -> tuple[Role, str, Mapping[str, Any] | None]:
         options = "\n".join(
             f"- {r.name}: {r.description}" if r.description else f"- {r.name}" for r in candidates
         )
@@ -231,12 +242,17 @@ class GroupChat:
             f"Who should speak next?\nRoles:\n{options}\n"
             "Answer with exactly one role name and nothing else."
         )
-        request = Request(messages=ctx.messages() + (Message("user", question),), max_tokens=16)
-        completion = await ctx.complete(request, llm=self.llm, kind="speaker")
-        name = parse_choice(completion.text, [r.name for r in candidates])
+        messages = ctx.messages() + (Message("user", question),)
+        names = tuple(r.name for r in candidates)
+        if self.auto_method != TEXT:
+            chooser = Chooser(self.auto_method, "speaker", self.llm, call="speaker")  # type: ignore[arg-type]
+            choice, _ = await chooser.choose(ctx, names, messages)
+            return self._by_name[choice.text or names[0]], "auto", choice.to_data()["choice"]
+        completion = await ctx.complete(Request(messages=messages, max_tokens=16), llm=self.llm, kind="speaker")
+        name = parse_choice(completion.text, names)
         if name is not None:
-            return self._by_name[name], "auto"
-        return _after(last, self.roles, candidates), "fallback"
+            return self._by_name[name], "auto", None
+        return _after(last, self.roles, candidates), "fallback", None
 
 
 def _after(last: Role | None, roles: tuple[Role, ...], candidates: tuple[Role, ...]) -> Role:

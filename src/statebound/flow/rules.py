@@ -5,19 +5,24 @@ A state's ``transitions`` is an ordered list; the first that fires wins. Each it
 * ``(rule, "Target")`` -- ``rule(ctx) -> bool``: a :class:`Rule` from the helpers below
   (:func:`always`, :func:`contains`, :func:`matches`, :func:`repeated`, :func:`tool_ok`,
   :func:`tool_failed`, combinable with ``&``, ``|``, ``~``) or any plain function of the :class:`RunContext`; or
-* a :class:`Decider` that names the target itself: :func:`llm_choice` (ask an LLM, parse its
-  answer strictly, fall back when it names no allowed state) or :func:`choose` (your function).
+* a :class:`Decider` that names the target itself: :func:`llm_choice` (ask an LLM: it chooses
+  among the allowed states with a chooser, :mod:`statebound.flow.choosers`, or writes a free
+  answer parsed strictly, falling back when it names no allowed state) or :func:`choose` (your
+  function).
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from statebound.errors import DefinitionError
+from statebound.flow.choice import Chooser
+from statebound.flow.choosers import ChoiceMethod, check_method, resolve, usable
 from statebound.flow.context import RunContext
 from statebound.flow.history import Entry, Source
 from statebound.llm.base import LLM, Message, Request
@@ -187,10 +192,13 @@ def tool_failed(name: str | None = None) -> Rule:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """A decider's answer: the ``target`` state (None: no decision, try the next transition)."""
+    """A decider's answer: the ``target`` state (None: no decision, try the next transition);
+    ``choice`` is the record of a choice among the targets (:meth:`Picked.to_data`'s), if one was
+    made."""
 
     target: str | None
     reason: str
+    choice: Mapping[str, Any] | None = None
 
 
 @runtime_checkable
@@ -230,12 +238,14 @@ def parse_choice(text: str, options: Sequence[str]) -> str | None:
 
 
 DEFAULT_CHOICE_QUESTION = "Based on the conversation so far, which state should come next?"
+TEXT = "text"  # a free answer parsed by parse_choice: the paper's LLM-decided transition
+TransitionMethod = ChoiceMethod | Literal["text"]
 
 
 class LLMChoice:
     """Ask an LLM to choose the next state among ``targets`` (see :func:`llm_choice`)."""
 
-    __slots__ = ("fallback", "llm", "max_tokens", "question", "targets")
+    __slots__ = ("fallback", "llm", "max_tokens", "method", "question", "targets")
     catch_all = True  # always names a state: the LLM's pick or the fallback
 
     def __init__(
@@ -246,14 +256,18 @@ class LLMChoice:
         question: str = DEFAULT_CHOICE_QUESTION,
         llm: LLM | None = None,
         max_tokens: int = 16,
+        method: TransitionMethod = "auto",
     ) -> None:
         if not targets:
             raise DefinitionError("llm_choice() needs at least one target state")
+        if method != TEXT:
+            check_method(method, where="llm_choice")  # type: ignore[arg-type]
         self.targets = tuple(dict.fromkeys([*targets, fallback]))
         self.fallback = fallback
         self.question = question
         self.llm = llm
         self.max_tokens = max_tokens
+        self.method = method
 
     @property
     def label(self) -> str:
@@ -268,7 +282,34 @@ class LLMChoice:
         options = "\n".join(lines)
         return f"{self.question}\nOptions:\n{options}\nAnswer with exactly one option name and nothing else."
 
+    def chooser(self, ctx: RunContext) -> Chooser | None:
+        """The chooser that decides (None: a free answer, for ``method="text"``, or for ``"auto"``
+        with a model that can run no chooser)."""
+        if self.method == TEXT:
+            return None
+        if self.method == "auto" and not usable(ctx.llm_for(self.llm).capabilities, chat=True):
+            return None
+        return Chooser(self.method, "next state", self.llm, call="choice")  # type: ignore[arg-type]
+
+    def check_model(self, llm: LLM | None) -> None:
+        """Refuse, before a run starts, a chooser ``llm`` (the model the decision would call,
+        unless it has its own) cannot run, naming the one that would work."""
+        model = self.llm or llm
+        if self.method in (TEXT, "auto", "random") or model is None:
+            return
+        resolve(self.method, model.capabilities, chat=True, model=model.model)  # type: ignore[arg-type]
+
+    def options(self, ctx: RunContext) -> tuple[str, ...]:
+        """What a chooser picks among: the targets' descriptions when each has its own (what a
+        state is for reads as a continuation of the conversation far better than its name does),
+        else their names."""
+        states = ctx.flow.states_by_name
+        described = tuple(states[name].description if name in states else "" for name in self.targets)
+        return described if all(described) and len(set(described)) == len(described) else self.targets
+
     async def decide(self, ctx: RunContext) -> Decision:
+        if (chooser := self.chooser(ctx)) is not None:
+            return await self._choose(ctx, chooser)
         messages = ctx.messages() + (Message("user", self.prompt(ctx)),)
         request = Request(messages=messages, max_tokens=self.max_tokens, temperature=0.0)
         completion = await ctx.complete(request, llm=self.llm, kind="choice")
@@ -282,6 +323,16 @@ class LLMChoice:
         return Decision(picked, f"LLM chose {picked}")
 
 
+    async def _choose(self, ctx: RunContext, chooser: Chooser) -> Decision:
+        """The chooser picks among :meth:`options` after the conversation and the question,
+        calibrated by the question alone (what the conversation adds to each option)."""
+        question = Message("user", self.question)
+        choice, _ = await chooser.choose(ctx, self.options(ctx), ctx.messages() + (question,), lambda: (question,))
+        target = self.targets[choice.index] if choice.index is not None else self.fallback
+        return Decision(target, f"LLM chose {target} by {choice.method}{_scores(choice.scores, self.targets)}",
+                        choice={**choice.to_data()["choice"], "targets": list(self.targets)})
+
+
 def llm_choice(
     targets: Sequence[str],
     *,
@@ -289,15 +340,31 @@ def llm_choice(
     question: str = DEFAULT_CHOICE_QUESTION,
     llm: LLM | None = None,
     max_tokens: int = 16,
+    method: TransitionMethod = "auto",
 ) -> LLMChoice:
     """Ask an LLM which of ``targets`` comes next.
 
     The LLM sees the history (as the state's agent would) plus ``question`` and the allowed state
-    names with their descriptions. Its answer is parsed by :func:`parse_choice`; when it names no
-    allowed state the run goes to ``fallback`` and the transition event says so. The call's
-    tokens count toward the state's usage and the token budget (call kind ``"choice"``).
+    names with their descriptions. ``method`` says how it answers: with a chooser (``"auto"``,
+    the default: the best the model can run, and a free answer where it can run none;
+    ``"score"``, ``"label"``, ``"grammar"``, or ``"random"``, the control;
+    :mod:`statebound.flow.choosers`) it picks one of the names, and
+    the transition event records the choice (method, candidates, scores); with ``"text"`` (the
+    StateFlow paper's way) it writes an answer of at most ``max_tokens`` that
+    :func:`parse_choice` reads, and when it names no allowed state the run goes to ``fallback``
+    and the transition event says so. The calls' tokens count toward the state's usage and the
+    token budget (call kind ``"choice"``).
     """
-    return LLMChoice(targets, fallback=fallback, question=question, llm=llm, max_tokens=max_tokens)
+    return LLMChoice(targets, fallback=fallback, question=question, llm=llm, max_tokens=max_tokens,
+                     method=method)
+
+
+def _scores(scores: tuple[float, ...] | None, names: Sequence[str]) -> str:
+    """`` (A -0.41, B -2.30)``: the options' scores as a transition's reason shows them."""
+    if scores is None:
+        return ""
+    shown = ", ".join(f"{n} {s:.2f}" if math.isfinite(s) else f"{n} -" for n, s in zip(names, scores))
+    return f" ({shown})"
 
 
 class Choose:

@@ -17,16 +17,20 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from statebound.bench.contract import Benchmark, FormatOptions, Grade, Task
+from statebound.bench.contract import Benchmark, ChoiceOptions, FormatOptions, Grade, Task
 from statebound.bench.trace import Trace
 from statebound.envs.alfworld import TASK_TYPES, AlfworldEnv, list_games
+from statebound.flow.choosers import ChoiceMethod
 from statebound.report.columns import MetaColumn
 
 __all__ = ["Alfworld", "AlfworldOptions"]
 
 
-class AlfworldOptions(FormatOptions):
+class AlfworldOptions(FormatOptions, ChoiceOptions):
     correct_put: bool = Field(False, description="StateAct's put correction")
+    # the scoped record was made with a choice grammar: grammar stays the default here
+    choice: ChoiceMethod = Field("grammar", description="how stateflow-scoped chooses among its commands: "
+                                 "grammar (the record's), auto, score, label, or random (the control)")
     legacy_put: bool = Field(True, description="accept and speak the prompts' 'put X in/on Y'")
 
 

@@ -23,7 +23,6 @@ from statebound.agents.alfworld.grammar import (
 )
 from statebound.agents.alfworld.phases import build_phases
 from statebound.agents.alfworld.prompts import react_prompt, stateact_prompt
-from statebound.agents.alfworld.scoped import RandomChooser
 from statebound.agents.alfworld.stateflow import AuthorsStateFlow
 from statebound.agents.alfworld.walkthrough import play_walkthrough
 from statebound.bench.contract import AgentSpec, Setup
@@ -42,6 +41,7 @@ from statebound.envs.alfworld import AlfworldEnv, StateCheck, StateTracker, stat
 from statebound.envs.alfworld.goals import parse_goal
 from statebound.envs.base import StepResult
 from statebound.errors import DefinitionError
+from statebound.flow.choosers import ChoiceMethod
 from statebound.llm.base import LLM
 
 if TYPE_CHECKING:
@@ -85,17 +85,20 @@ class LoopAgent:
 @dataclass(frozen=True, slots=True)
 class FlowAgentForGame:
     """The StateFlow machine for the game's task type, built from the goal in its opening text;
-    ``chooser`` answers its requests instead of the run's model (the scoped random control)."""
+    ``scoped``: each state picks among its scoped commands with ``chooser`` (a ``Pick`` method;
+    ``"random"``: the control)."""
 
     max_turns: int
     scoped: bool = False
     grammar: Grammar | None = None
-    chooser: LLM | None = None
+    chooser: ChoiceMethod = "grammar"
+    seed: int = 0
 
     async def __call__(self, task: str, *, llm: LLM, env: AlfworldEnv) -> Trace:
         flow = build_phases(parse_goal(task), max_steps=self.max_turns, scoped=self.scoped,
-                          grammar=self.grammar(task) if self.grammar else None)
-        return trace_of_flow(await flow.run(task, llm=self.chooser or llm, deps=env))
+                          grammar=self.grammar(task) if self.grammar else None, chooser=self.chooser,
+                          seed=self.seed)
+        return trace_of_flow(await flow.run(task, llm=llm, deps=env))
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,10 +132,12 @@ def _chain(style: ChainOfStates) -> Callable[[Setup[AlfworldOptions]], LoopAgent
     return build
 
 
-def _stateflow(*, scoped: bool) -> Callable[[Setup[AlfworldOptions]], FlowAgentForGame]:
+def _stateflow(*, scoped: bool, control: bool = False) -> Callable[[Setup[AlfworldOptions]], FlowAgentForGame]:
     def build(setup: Setup[AlfworldOptions]) -> FlowAgentForGame:
         grammar = None if scoped else _grammar(setup, action_grammar)
-        return FlowAgentForGame(setup.max_turns or 50, scoped=scoped, grammar=grammar)
+        chooser = "random" if control else setup.options.choice
+        return FlowAgentForGame(setup.max_turns or 50, scoped=scoped, grammar=grammar, chooser=chooser,
+                                seed=setup.seed)
 
     return build
 
@@ -166,12 +171,10 @@ AGENTS: dict[str, AgentSpec[Any]] = {
                                        + " in a group chat") for n in (2, 3)},
     "stateflow-phases": AgentSpec(build=_stateflow(scoped=False), summary="extension: our machine per task type "
                                   "(Find, Take, Clean/Heat/Cool, Put, UseLamp), this project's stateflow before #21"),
-    "stateflow-scoped": AgentSpec(build=_stateflow(scoped=True), needs=frozenset({"grammar"}),
-                                  env={"admissible": True},
+    "stateflow-scoped": AgentSpec(build=_stateflow(scoped=True), chooses=True, env={"admissible": True},
                                   summary="extension: each state chooses among the admissible commands that serve it"),
     "stateflow-scoped-random": AgentSpec(
-        build=lambda setup: FlowAgentForGame(setup.max_turns or 50, scoped=True, chooser=RandomChooser(setup.seed)),
-        uses_model=False, env={"admissible": True},
+        build=_stateflow(scoped=True, control=True), uses_model=False, env={"admissible": True},
         summary="extension: stateflow-scoped with seeded random choices among the same commands (the control)"),
     "walkthrough": AgentSpec(build=lambda setup: Walkthrough(), summary="oracle: the game's stored walkthrough",
                              uses_model=False),

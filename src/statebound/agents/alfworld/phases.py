@@ -24,11 +24,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from statebound.agents.alfworld.scoped import scoped_grammar
+from statebound.agents.alfworld.scoped import scoped_candidates
 from statebound.agents.turns import latest_reply, latest_tool_data
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.envs.alfworld.goals import Goal
-from statebound.flow import Agent, CallLLM, CallTool, Flow, RunContext, State, ToolResult, always
+from statebound.flow import (
+    Agent,
+    CallLLM,
+    CallTool,
+    ChoiceMethod,
+    Flow,
+    Output,
+    Pick,
+    RunContext,
+    State,
+    ToolResult,
+    always,
+)
 
 __all__ = ["SYSTEM", "act", "build_phases", "read_action"]
 
@@ -99,7 +111,7 @@ def _placed(goal: Goal, times: int) -> Test:
     return test
 
 
-def _acting(name: str, instruction: str, transitions: list[tuple[Test, str]], call: Callable[[str], CallLLM],
+def _acting(name: str, instruction: str, transitions: list[tuple[Test, str]], call: Callable[[str], Output],
             *, otherwise: str | None = None) -> State:
     """A state that acts once per visit (``call(name)`` asks the model); when no rule fires it
     goes to ``otherwise`` (itself)."""
@@ -112,15 +124,18 @@ def _acting(name: str, instruction: str, transitions: list[tuple[Test, str]], ca
 
 
 def build_phases(goal: Goal, *, max_steps: int = 50, max_tokens: int = 48, grammar: str | None = None,
-               scoped: bool = False) -> Flow:
+               scoped: bool = False, chooser: ChoiceMethod = "grammar", seed: int = 0) -> Flow:
     """The machine for ``goal``'s task type (one transition per action, so ``max_steps`` turns).
     ``grammar`` (format=grammar: :func:`statebound.agents.alfworld.grammar.action_grammar`)
-    constrains every reply; ``scoped`` instead holds each state's replies to its scoped admissible
-    commands (the run's ``deps`` must then be an ``AlfworldEnv(admissible=True)``)."""
+    constrains every reply; ``scoped`` instead has each state pick among its scoped admissible
+    commands with ``chooser`` (a :class:`Pick` method; ``seed`` fixes its ``random`` draws; the
+    run's ``deps`` must then be an ``AlfworldEnv(admissible=True)``)."""
     obj, rec = goal.obj, goal.receptacle
 
-    def call(state: str) -> CallLLM:
-        return CallLLM(max_tokens=max_tokens, grammar=scoped_grammar(state, goal) if scoped else grammar)
+    def call(state: str) -> Output:
+        if scoped:
+            return Pick(scoped_candidates(state, goal), method=chooser, name=state, seed=seed)
+        return CallLLM(max_tokens=max_tokens, grammar=grammar)
 
     seen = _in_sight(goal)
     picked = _observed(rf"^You pick up the {obj} \d+")

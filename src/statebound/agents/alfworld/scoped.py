@@ -3,8 +3,9 @@
 In the papers' machine every state may send any action; a small model sends the wrong kind (it
 writes ``clean bowl 1 with microwave 1`` in Find, fifty times). Here each state lets the model
 choose only among the commands the engine accepts now (TextWorld's admissible commands) that serve
-the state's purpose, and a GBNF grammar of those commands holds the reply to one of them
-(llama.cpp models). Each state has tiers, offered in order: the first tier with an admissible
+the state's purpose: a :class:`~statebound.flow.Pick` among those commands, by the chooser
+``-O choice=`` names (``grammar`` by default here, as the record was made: greedy generation held
+to the commands by a choice grammar). Each state has tiers, offered in order: the first tier with an admissible
 command is what the model chooses from. So the step that completes the state is offered alone as
 soon as it is possible, as the state's instruction asks, and moving on is offered only otherwise:
 
@@ -21,9 +22,10 @@ A state none of whose tiers is admissible now (nothing to take where the agent s
 every admissible command, so a reply is always possible. The model chooses which place to search
 next and which object or receptacle of a kind; the machine decides what kind of action is due.
 
-:class:`RandomChooser` answers the same choice grammars without a model, by a seeded uniform draw
-among the offered commands: the control (agent ``stateflow-scoped-random``) that runs the very
-same machine, so the difference between the two agents is what the model's choices add.
+The control (agent ``stateflow-scoped-random``) runs the very same machine with ``Pick``'s seeded
+random draw among the same commands, so the difference between the two agents is what the
+model's choices add. :func:`random_choice` is that draw as a function model (for machines that
+send choice grammars).
 """
 
 from __future__ import annotations
@@ -33,21 +35,19 @@ import json
 import random
 import re
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.envs.alfworld.goals import Goal
 from statebound.flow import RunContext, choice_grammar, offered
-from statebound.llm.base import Capabilities, Choice, Completion, Request, Usage
+from statebound.llm.base import Request
 
 __all__ = [
     "TOOLS",
-    "RandomChooser",
     "choice_grammar",
     "offered",
     "random_choice",
     "scoped_actions",
-    "scoped_grammar",
+    "scoped_candidates",
     "visited_places",
 ]
 
@@ -93,29 +93,14 @@ def scoped_actions(state: str, goal: Goal, admissible: Sequence[str], visited: C
 
 
 def random_choice(request: Request, *, seed: int = 0) -> str:
-    """A model-free baseline for ``stateflow-scoped``: one of the offered actions at random, the
-    draw fixed by the request and ``seed`` (so runs repeat). As a function model
-    (``-m function:statebound.agents.alfworld.scoped:random_choice --model-option grammar=true``)
-    or, with a seed and no model tokens counted, as :class:`RandomChooser`."""
+    """A model-free function model for requests that carry a choice grammar: one of the offered
+    texts at random, the draw fixed by the request and ``seed`` (so runs repeat):
+    ``-m function:statebound.agents.alfworld.scoped:random_choice --model-option grammar=true``."""
     if request.grammar is None:
         raise ValueError("random_choice answers requests that carry a choice grammar")
     seen = json.dumps([request.grammar, [m.content for m in request.messages or ()], *([seed] if seed else [])])
     draw = random.Random(int.from_bytes(hashlib.sha256(seen.encode("utf-8")).digest()[:8], "big"))
     return draw.choice(offered(request.grammar))
-
-
-@dataclass(frozen=True, slots=True)
-class RandomChooser:
-    """An :class:`~statebound.llm.base.LLM` without a model for requests that carry a choice
-    grammar: :func:`random_choice` with ``seed``. It reads no prompt, so it reports no tokens
-    and no model calls."""
-
-    seed: int = 0
-    model: str = "random-choice"
-    capabilities: Capabilities = Capabilities(completion=True, chat=True, grammar=True)
-
-    async def complete(self, request: Request) -> Completion:
-        return Completion((Choice(random_choice(request, seed=self.seed)),), Usage(), self.model)
 
 
 def visited_places(ctx: RunContext) -> set[str]:
@@ -133,12 +118,12 @@ def visited_places(ctx: RunContext) -> set[str]:
     return visited
 
 
-def scoped_grammar(state: str, goal: Goal) -> Callable[[RunContext], str]:
-    """``CallLLM(grammar=...)`` for ``state``: the choice among its scoped actions, computed at each
-    call from the environment in ``ctx.deps`` (an ``AlfworldEnv(admissible=True)``)."""
+def scoped_candidates(state: str, goal: Goal) -> Callable[[RunContext], list[str]]:
+    """``Pick``'s candidates for ``state``: its scoped actions, computed at each choice from the
+    environment in ``ctx.deps`` (an ``AlfworldEnv(admissible=True)``)."""
 
-    def grammar(ctx: RunContext) -> str:
+    def candidates(ctx: RunContext) -> list[str]:
         env: AlfworldEnv = ctx.deps
-        return choice_grammar(scoped_actions(state, goal, env.admissible_commands(), visited_places(ctx)))
+        return scoped_actions(state, goal, env.admissible_commands(), visited_places(ctx))
 
-    return grammar
+    return candidates

@@ -13,7 +13,7 @@ variants that track state add ``state_accuracy``, ``state_location_accuracy``,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -31,6 +31,9 @@ class AlfworldOptions(FormatOptions, ChoiceOptions):
     # the scoped record was made with a choice grammar: grammar stays the default here
     choice: ChoiceMethod = Field("grammar", description="how stateflow-scoped chooses among its commands: "
                                  "grammar (the record's), auto, score, label, or random (the control)")
+    speaker: Literal["rules", "text", "auto", "score", "label", "grammar"] = Field(
+        "rules", description="alfchat-3agents: who speaks after the executor: rules (AutoGen's runner), or the "
+        "model by auto selection: text (AutoGen's free answer) or a chooser")
     legacy_put: bool = Field(True, description="accept and speak the prompts' 'put X in/on Y'")
 
 

@@ -143,7 +143,7 @@ def _stateflow(*, scoped: bool, control: bool = False) -> Callable[[Setup[Alfwor
 
 
 def _alfchat(agents: int) -> Callable[[Setup[AlfworldOptions]], AlfChat]:
-    return lambda setup: AlfChat(agents, setup.max_turns or 50)
+    return lambda setup: AlfChat(agents, setup.max_turns or 50, speaker=setup.options.speaker)
 
 
 def _free_replies(options: AlfworldOptions) -> None:

@@ -17,7 +17,11 @@ time the game is called lost. The assistant's replies are kept with the command 
 speaking after the same action three times; the code above is what ran.)
 
 Speakers follow :func:`select_speaker` inside a :class:`~statebound.flow.GroupChat` whose
-transition graph is :data:`GRAPH`.
+transition graph is :data:`GRAPH`. With ``speaker`` other than ``"rules"`` (3 agents; our
+extension, ``-O speaker=``), the choice those rules make after an executor turn (the assistant
+again, or the grounding agent's hint) is left to the group chat's ``auto`` selection by the model:
+``"text"`` is AutoGen's free answer, parsed, falling back to the next role in order; the
+choosers (``"auto"``, ``"score"``, ``"label"``, ``"grammar"``) pick one of the two names.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Literal
 
 from statebound.agents.alfworld.matching import closest_command
 from statebound.agents.alfworld.prompts import load_prompts
@@ -34,6 +39,7 @@ from statebound.bench.converters import trace_of_flow
 from statebound.bench.trace import Trace
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.flow import (
+    AUTO,
     CallLLM,
     CallTool,
     Flow,
@@ -44,9 +50,10 @@ from statebound.flow import (
     ToolResult,
     always,
 )
+from statebound.flow.rules import TransitionMethod
 from statebound.llm.base import LLM, Message
 
-__all__ = ["GRAPH", "AlfChat", "build_alfchat", "chat_messages", "select_speaker"]
+__all__ = ["GRAPH", "RULES", "AlfChat", "Speaker", "build_alfchat", "chat_messages", "select_speaker"]
 
 OPENING = "Your task now begins. "
 GRAPH = {"assistant": ["alfworld"], "alfworld": ["assistant", "grounding"], "grounding": ["assistant"]}
@@ -55,6 +62,8 @@ _WON = {2: "Task success, now reply TERMINATE\n", 3: "Task success, now reply TE
 _LOST = "Task failed, now reply TERMINATE.\n"
 _GIVEN_UP = "Task failed, now reply TERMINATE."
 _GROUNDINGS = 10  # the tenth hint loses the game
+RULES: Literal["rules"] = "rules"  # the runner's own speaker rules (AutoGen's ALFWorld code)
+Speaker = Literal["rules"] | TransitionMethod
 
 
 @cache
@@ -134,9 +143,10 @@ def executor(agents: int) -> Callable[[RunContext], ToolResult]:
     return turn
 
 
-def select_speaker(agents: int) -> Callable[[Role | None, RunContext], str | None]:
+def select_speaker(agents: int, *, by_model: bool = False) -> Callable[[Role | None, RunContext], str | None]:
     """Grounding first (3 agents), then assistant and executor in turn; the grounding agent after an
-    executor turn that asks for it; nobody once the game has ended."""
+    executor turn that asks for it (``by_model``: after every executor turn, the group chat's
+    ``auto`` selection decides); nobody once the game has ended."""
 
     def select(last: Role | None, ctx: RunContext) -> str | None:
         if last is None:
@@ -148,22 +158,29 @@ def select_speaker(agents: int) -> Callable[[Role | None, RunContext], str | Non
         data = _turns(ctx)[-1]
         if data["ended"]:
             return None
+        if by_model and agents == 3:
+            return AUTO
         return "grounding" if data["ground"] else "assistant"
 
     return select
 
 
-def build_alfchat(task_type: str, *, agents: int = 2, max_steps: int = 50, max_tokens: int = 128) -> Flow:
-    """ALFChat with 2 or 3 agents for ``task_type``; ``deps`` must be an ``AlfworldEnv(admissible=True)``."""
-    roles = [Role("assistant", CallLLM(max_tokens=max_tokens, render=chat_messages(agents, task_type))),
+def build_alfchat(task_type: str, *, agents: int = 2, max_steps: int = 50, max_tokens: int = 128,
+                  speaker: Speaker = RULES) -> Flow:
+    """ALFChat with 2 or 3 agents for ``task_type``; ``deps`` must be an ``AlfworldEnv(admissible=True)``;
+    ``speaker``: who speaks after the executor (module docstring)."""
+    roles = [Role("assistant", CallLLM(max_tokens=max_tokens, render=chat_messages(agents, task_type)),
+                  description="the player: it decides the next action"),
              Role("alfworld", CallTool(executor(agents), name="alfworld"))]
     if agents == 3:
-        roles.append(Role("grounding", CallTool(lambda ctx: _hint(task_type), name="grounding")))
+        roles.append(Role("grounding", CallTool(lambda ctx: _hint(task_type), name="grounding"),
+                          description="gives a commonsense hint when the player is stuck"))
     names = {r.name for r in roles}
     graph: dict[Role | str, Sequence[Role | str]] = {
         speaker: [n for n in after if n in names] for speaker, after in GRAPH.items() if speaker in names}
-    chat = GroupChat(roles, select_speaker=select_speaker(agents), allowed_transitions=graph,
-                     max_rounds=3 * max_steps + 2)
+    by_model = speaker != RULES
+    chat = GroupChat(roles, select_speaker=select_speaker(agents, by_model=by_model), allowed_transitions=graph,
+                     max_rounds=3 * max_steps + 2, auto_method=speaker if by_model else "text")  # type: ignore[arg-type]
     return Flow(name=f"alfchat-{agents}agents-{task_type}", initial="Chat", max_turns=2, states=[
         State("Chat", outputs=[chat], transitions=[(always(), "End")]), State("End", final=True)])
 
@@ -174,7 +191,8 @@ class AlfChat:
 
     agents: int
     max_turns: int
+    speaker: Speaker = RULES
 
     async def __call__(self, task: str, *, llm: LLM, env: AlfworldEnv) -> Trace:
-        flow = build_alfchat(env.task_type, agents=self.agents, max_steps=self.max_turns)
+        flow = build_alfchat(env.task_type, agents=self.agents, max_steps=self.max_turns, speaker=self.speaker)
         return trace_of_flow(await flow.run(OPENING + task, llm=llm, deps=env), data_keys=("command",))

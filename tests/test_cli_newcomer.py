@@ -223,3 +223,71 @@ def test_an_unclosed_parenthesis_is_reported_where_it_is_missing() -> None:
         parse('(define x (:states (A (:text "[A]")) (:behavior (next A))', source_name="y.spec")
     assert (one_line.value.line, one_line.value.column) == (1, 11)
     assert "at 1:58" in str(one_line.value)
+
+
+# --- 5. one public entry point; custom backends checked --------------------------------------
+def test_the_public_names_come_from_the_top_package_and_stay_light() -> None:
+    from test_light_imports import heavy_modules_after
+
+    import statebound
+    from statebound import CallLLM, Flow, FunctionLLM, Pick, State  # noqa: F401
+    from statebound.llm import FunctionLLM as from_llm
+
+    assert from_llm is FunctionLLM
+    assert all(getattr(statebound, name) is not None for name in statebound.__all__)
+    assert set(statebound.__all__) - {"__version__"} == set(statebound._WHERE)
+    assert heavy_modules_after("import statebound") == []
+    assert heavy_modules_after("from statebound import Flow, State, Pick, CallLLM, FunctionLLM") == []
+
+
+def _one_state_flow():
+    from statebound import CallLLM, Flow, State, always
+
+    return Flow(name="one", initial="Ask", states=[
+        State("Ask", outputs=[CallLLM(max_tokens=8)], transitions=[(always(), "End")]),
+        State("End", final=True),
+    ])
+
+
+class _Backend:
+    """A hand-written backend, as a user writes one."""
+
+    def __init__(self, *, model: bool = True, calls: int = 1) -> None:
+        from statebound import Capabilities
+
+        self.model, self.capabilities, self._model, self._calls = "mine", Capabilities(chat=True), model, calls
+
+    async def complete(self, request):
+        from statebound import Choice, Completion, Usage
+
+        usage = Usage(prompt_tokens=3, completion_tokens=1, calls=self._calls)
+        if not self._model:
+            return Completion(choices=(Choice("4"),), usage=usage)  # model= forgotten
+        return Completion(choices=(Choice("4"),), usage=usage, model=self.model)
+
+
+@pytest.mark.parametrize(("backend", "words"), [
+    (_Backend(model=False), "_Backend.complete: Completion.__init__() missing 1 required positional argument: 'model'"),
+    (_Backend(calls=0), "_Backend.complete returned Usage.calls=0: each request counts as a call, so set Usage(..., calls=1)"),
+])
+def test_a_backend_that_breaks_the_protocol_is_named(backend, words: str) -> None:
+    from statebound import BackendProtocolError
+
+    result = _one_state_flow().run_sync("2 + 2?", llm=backend)
+    assert result.exit_reason.value == "error" and isinstance(result.error, BackendProtocolError)
+    assert str(result.error).startswith(words), result.error
+    assert _one_state_flow().run_sync("2 + 2?", llm=_Backend()).usage.calls == 1
+
+
+def test_an_object_that_is_not_a_backend_is_refused_before_the_run() -> None:
+    from statebound import BackendProtocolError
+
+    class NoCapabilities:
+        model = "mine"
+
+        def complete(self, request):  # not async
+            return None
+
+    with pytest.raises(BackendProtocolError, match=r"NoCapabilities is not an LLM backend: it needs a `capabilities` "
+                                                   r"attribute .*; `complete` declared `async def`"):
+        _one_state_flow().run_sync("2 + 2?", llm=NoCapabilities())

@@ -1,5 +1,119 @@
-"""statebound: LLM agents whose behaviour is bound by explicit state machines."""
+"""statebound: LLM agents whose behaviour is bound by explicit state machines.
+
+The names a program needs, from one place::
+
+    from statebound import CallLLM, Flow, FunctionLLM, State, always, open_model
+
+Flows (:mod:`statebound.flow`), models (:mod:`statebound.llm`), behaviour specs
+(:mod:`statebound.spec`), live-flow stores (:mod:`statebound.flow.live`) and the harness
+(:mod:`statebound.bench`); each subpackage holds the rest. Names load on first use, so
+``import statebound`` stays light (no model, SDK or numeric stack).
+"""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "statebound.flow": (
+        "Flow", "State", "Agent", "Instruction", "CallLLM", "CallTool", "ToolResult", "Pick", "GroupChat",
+        "Role", "AskHuman", "always", "contains", "matches", "repeated", "tool_ok", "tool_failed",
+        "llm_choice", "choose", "check_flow", "RunContext", "RunResult", "ExitReason",
+    ),
+    "statebound.flow.live": ("SQLiteCheckpointer", "PostgresCheckpointer", "open_checkpointer"),
+    "statebound.llm": (
+        "LLM", "Request", "Completion", "Choice", "Usage", "Capabilities", "Message", "chat", "open_model",
+        "list_models", "FunctionLLM", "ScriptedLLM", "check_llm", "BackendProtocolError",
+    ),
+    "statebound.spec": ("Spec", "parse_spec", "load_bundled", "check_spec"),
+    "statebound.bench": ("TaskSelection", "EpisodeLimits", "Execution", "prepare_run", "execute_run", "finish_run"),
+    "statebound.bench.evaluate": ("run_task",),
+    "statebound.errors": ("StateboundError", "DefinitionError"),
+}
+_RENAMED = {"parse_spec": "parse"}  # the name in its module
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = [
+    "__version__",
+    "Agent", "always", "AskHuman", "BackendProtocolError", "CallLLM", "CallTool", "Capabilities", "chat",
+    "check_flow", "check_llm", "check_spec", "Choice", "choose", "Completion", "contains", "DefinitionError",
+    "EpisodeLimits", "execute_run", "Execution", "ExitReason", "finish_run", "Flow", "FunctionLLM",
+    "GroupChat", "Instruction", "list_models", "LLM", "llm_choice", "load_bundled", "matches", "Message",
+    "open_checkpointer", "open_model", "parse_spec", "Pick", "PostgresCheckpointer", "prepare_run",
+    "repeated", "Request", "Role", "run_task", "RunContext", "RunResult", "ScriptedLLM", "Spec",
+    "SQLiteCheckpointer", "State", "StateboundError", "TaskSelection", "tool_failed", "tool_ok", "ToolResult",
+    "Usage",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'statebound' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), _RENAMED.get(name, name))
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])
+
+
+if TYPE_CHECKING:  # what type checkers and editors see
+    from statebound.bench import (
+        EpisodeLimits,
+        Execution,
+        TaskSelection,
+        execute_run,
+        finish_run,
+        prepare_run,
+    )
+    from statebound.bench.evaluate import run_task
+    from statebound.errors import DefinitionError, StateboundError
+    from statebound.flow import (
+        Agent,
+        AskHuman,
+        CallLLM,
+        CallTool,
+        ExitReason,
+        Flow,
+        GroupChat,
+        Instruction,
+        Pick,
+        Role,
+        RunContext,
+        RunResult,
+        State,
+        ToolResult,
+        always,
+        check_flow,
+        choose,
+        contains,
+        llm_choice,
+        matches,
+        repeated,
+        tool_failed,
+        tool_ok,
+    )
+    from statebound.flow.live import PostgresCheckpointer, SQLiteCheckpointer, open_checkpointer
+    from statebound.llm import (
+        LLM,
+        BackendProtocolError,
+        Capabilities,
+        Choice,
+        Completion,
+        FunctionLLM,
+        Message,
+        Request,
+        ScriptedLLM,
+        Usage,
+        chat,
+        check_llm,
+        list_models,
+        open_model,
+    )
+    from statebound.spec import Spec, check_spec, load_bundled
+    from statebound.spec import parse as parse_spec

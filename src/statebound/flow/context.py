@@ -22,6 +22,7 @@ from statebound.flow.events import BudgetHit, MessageAdded, StepEvent
 from statebound.flow.history import Entry, EntryRole, MessageCache, Source, system_text
 from statebound.flow.result import CallKind, CallRecord, ExitReason
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
+from statebound.llm.conformance import check_llm, complete_checked
 
 __all__ = ["MachineInfo", "PauseRun", "RunContext", "Snapshot", "StopRun"]
 
@@ -142,6 +143,8 @@ class RunContext:
         self.calls: list[CallRecord] = []
         self.usage = Usage()
         self.usage_by_state: dict[str, Usage] = {}
+        if llm is not None:
+            check_llm(llm)  # a backend missing part of the protocol is refused before the run
         self._llm = llm
         self._emit = emit
         self._cost = cost
@@ -228,7 +231,7 @@ class RunContext:
         output function, so the reply that uses the budget up is still kept in the history.
         """
         model = self.llm_for(llm)
-        completion = await model.complete(request)
+        completion = await complete_checked(model, request)
         usage = completion.usage
         self.usage = self.usage + usage
         state = self.state

@@ -291,3 +291,74 @@ def test_an_object_that_is_not_a_backend_is_refused_before_the_run() -> None:
     with pytest.raises(BackendProtocolError, match=r"NoCapabilities is not an LLM backend: it needs a `capabilities` "
                                                    r"attribute .*; `complete` declared `async def`"):
         _one_state_flow().run_sync("2 + 2?", llm=NoCapabilities())
+
+
+# --- 4. threads in command-line terms; fork from the command line ----------------------------
+def _thread(store: str, *more: str):
+    return invoke("run", "arithmetic", "-m", "scripted", "--model-option", "replies=['I would guess']",
+                  "--store", store, *more)
+
+
+def test_resuming_a_thread_the_store_does_not_hold_names_those_it_does(tmp_path) -> None:
+    store = str(tmp_path / "live.db")
+    _thread(store, "--thread", "t1")
+    result = _thread(store, "--thread", "nope", "--resume")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (f"error: {store} has no thread 'nope' (its threads: t1); start it with "
+                                     f"statebound run arithmetic --store {store} --thread nope (without --resume)")
+    assert "continuing" not in result.output and "flow.run" not in result.output
+
+
+def test_resuming_a_thread_with_another_model_is_refused_unless_asked(tmp_path) -> None:
+    store = str(tmp_path / "live.db")
+    _thread(store, "--thread", "t1")
+    other = invoke("run", "arithmetic", "-m", ORACLE, "--store", store, "--thread", "t1", "--resume")
+    assert other.exit_code == 2
+    assert f"thread 't1' ran with scripted, not {ORACLE}: add -m scripted" in other.stderr
+    switched = invoke("run", "arithmetic", "-m", ORACLE, "--store", store, "--thread", "t1", "--resume",
+                      "--switch-model")
+    assert "ran with scripted" not in switched.output and "continuing from its last checkpoint" in switched.output
+
+
+def test_a_thread_forked_from_the_command_line_runs_on_with_the_edit(tmp_path) -> None:
+    store = str(tmp_path / "live.db")
+    assert _thread(store, "--thread", "t1").exit_code == 1  # the guess is not an expression
+    listed = invoke("threads", store, "t1")
+    assert "#1 llm: 'I would guess'" in listed.output and "--fork SEQ" in listed.output
+    forked = invoke("threads", store, "t1", "--fork", "2", "--edit", "1", "Expression: 3*12-5")
+    assert forked.exit_code == 0, forked.output
+    assert forked.output.strip() == (f"t1-at-2: a new thread from t1 at checkpoint 2, history entry #1 edited; "
+                                     f"run it on with statebound run arithmetic --store {store} --thread t1-at-2 --resume")
+    ran = _thread(store, "--thread", "t1-at-2", "--resume")
+    assert ran.exit_code == 0 and "Result: 3*12-5 = 31" in ran.output
+    bad = invoke("threads", store, "t1", "--fork", "2", "--edit", "9", "x")
+    assert bad.exit_code == 2 and "cannot edit history entry 9" in bad.stderr
+
+
+# --- #38 item 7: threads reads a file without changing it ------------------------------------
+def test_threads_refuses_a_file_that_is_not_a_checkpoint_store_and_leaves_it_as_it_was(tmp_path) -> None:
+    import hashlib
+    import sqlite3
+
+    out = tmp_path / "toy"
+    assert _eval("toy", "-a", "direct", "-m", ORACLE, "--limit", "1", "--out", str(out)).exit_code == 0
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE people (name TEXT)")
+    (tmp_path / "notes.txt").write_text("not a database at all, just some text " * 40)
+    cases = {out / "run.sqlite": "a run store of statebound eval",
+             other: "a SQLite database with other tables (people)",
+             tmp_path / "notes.txt": "not a SQLite database"}
+    for path, what in cases.items():
+        before = hashlib.sha256(path.read_bytes()).hexdigest()
+        for args in ([], ["t1"], ["t1", "--fork", "0"]):
+            result = invoke("threads", str(path), *args)
+            assert result.exit_code == 2, result.output
+            assert result.stderr.strip().startswith(f"error: {path} is not a checkpoint store: it is {what}")
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+        assert sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name + "-")) == []
+    with sqlite3.connect(out / "run.sqlite") as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        assert {name for (name,) in db.execute("SELECT name FROM sqlite_master")} == {"run", "episodes",
+                                                                                       "sqlite_autoindex_run_1",
+                                                                                       "sqlite_autoindex_episodes_1"}

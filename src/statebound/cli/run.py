@@ -158,6 +158,23 @@ def _check_thread_options(store: str | None, thread: str | None, resume: bool, a
         raise DefinitionError("--input answers a paused thread: add --resume")
 
 
+def _check_resumable(store: Checkpointer, thread: str, command: str, llm: LLM, switch_model: bool) -> None:
+    """Refuse, in the command's terms, to resume a thread the store does not hold, or with a model
+    other than the one it ran with (unless ``switch_model``)."""
+    from statebound.flow.live.session import thread_models
+
+    if store.record(thread) is None:
+        names = [info.thread for info in store.threads()]
+        listed = f"its threads: {', '.join(names[:10])}" if names else "it holds no thread yet"
+        raise DefinitionError(f"{store.where} has no thread {thread!r} ({listed}); start it with {command} "
+                              "(without --resume)")
+    models = thread_models(store, thread)
+    if models and llm.model not in models and not switch_model:
+        raise DefinitionError(
+            f"thread {thread!r} ran with {', '.join(models)}, not {llm.model}: add -m {models[-1]} to continue it "
+            f"as it ran, or --switch-model to go on with {llm.model}")
+
+
 def _start(flow: Flow, task: str | None, flow_ref: str, store: Checkpointer | None, thread: str | None,
            **running: Any) -> RunResult:
     """A new run (stored when a store is given: the thread must be new)."""
@@ -200,6 +217,7 @@ def run_command(
     thread: str | None = typer.Option(None, "--thread", help="The thread's name in --store."),
     resume: bool = typer.Option(False, "--resume", help="Continue the stored --thread from its last checkpoint."),
     answer: str | None = typer.Option(None, "--input", help="With --resume: the answer to the question a paused thread asks."),
+    switch_model: bool = typer.Option(False, "--switch-model", help="With --resume: go on with another model than the thread ran with."),
 ) -> None:
     """Run a flow on a task and print its trajectory state by state, then the usage.
 
@@ -231,6 +249,8 @@ def run_command(
         try:
             if resume:
                 assert store is not None and thread is not None  # _check_thread_options
+                _check_resumable(store, thread, f"statebound run {flow_ref} --store {store_path} --thread {thread}",
+                                 llm, switch_model)
                 console.print(f"[dim]{thread}: continuing from its last checkpoint in {store.where}[/]")
                 result = flow.resume_sync(thread, checkpointer=store, input=answer, **running)
             else:

@@ -1,5 +1,8 @@
 """``statebound threads STORE [THREAD]``: the threads of a live-flow store, or one thread's
-checkpoints (to pick one to fork from: ``store.fork(thread, at=SEQ, ...)``)."""
+checkpoints; ``--fork SEQ [--edit INDEX TEXT]`` starts a new thread from one of them.
+
+The store is opened read-only (a file that is not a checkpoint store is refused, saying what it
+is); only ``--fork`` writes, and only to a checkpoint store."""
 
 from __future__ import annotations
 
@@ -29,8 +32,9 @@ def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
 
 
-def _added(entries: tuple[Entry, ...]) -> str:
-    return "; ".join(f"{e.source}: {_clip(e.content, 40)!r}" for e in entries)
+def _added(entries: tuple[Entry, ...], first: int) -> str:
+    """The entries a checkpoint added, each with its history index (what --edit takes)."""
+    return "; ".join(f"#{first + i} {e.source}: {_clip(e.content, 40)!r}" for i, e in enumerate(entries))
 
 
 def _thread_table(store: Checkpointer) -> Table:
@@ -48,23 +52,63 @@ def _thread_table(store: Checkpointer) -> Table:
 def _checkpoint_table(store: Checkpointer, thread: str) -> Table:
     from rich.table import Table
 
-    table = Table(title=f"Checkpoints of {thread} (fork from one: store.fork({thread!r}, at=SEQ, thread=...))")
-    for column in ("seq", "kind", "state", "turn", "status", "stored by", "added"):
+    table = Table(title=f"Checkpoints of {thread} (a new thread from one: statebound threads {store.where} "
+                        f"{thread} --fork SEQ [--edit INDEX TEXT])")
+    for column in ("seq", "kind", "state", "turn", "status", "stored by", "added (#history index)"):
         table.add_column(column, justify="right" if column in ("seq", "turn") else "left")
+    entries = 0
     for point in store.checkpoints(thread):
         table.add_row(str(point.seq), point.kind, point.state, str(point.turn), point.status,
-                      "" if point.thread == thread else point.thread, _added(point.added))
+                      "" if point.thread == thread else point.thread, _added(point.added, entries))
+        entries += len(point.added)
     return table
+
+
+def _fork(store_path: str, thread: str, at: int, edit: tuple[int, str] | None, name: str | None) -> str:
+    """Start a new thread from ``thread``'s checkpoint ``at``; the line that says how to go on."""
+    from statebound.errors import CheckpointError
+    from statebound.flow.live import open_checkpointer
+
+    with open_checkpointer(store_path, read_only=True) as reader:  # a foreign file is refused unchanged
+        if reader.record(thread) is None:
+            raise CheckpointError(_no_thread(reader, thread))
+        taken = {info.thread for info in reader.threads()}
+    new = name or _free_name(f"{thread}-at-{at}", taken)
+    with open_checkpointer(store_path) as store:
+        record = store.record(thread)
+        store.fork(thread, at=at, thread=new, edit=edit)
+    flow = record.flow if record is not None else "FLOW"
+    edited = f", history entry #{edit[0]} edited" if edit is not None else ""
+    return (f"{new}: a new thread from {thread} at checkpoint {at}{edited}; run it on with "
+            f"statebound run {flow} --store {store_path} --thread {new} --resume")
+
+
+def _free_name(base: str, taken: set[str]) -> str:
+    """``base``, or ``base-2``, ``base-3``... whichever no thread has."""
+    return next(name for n in range(1, len(taken) + 2) if (name := base if n == 1 else f"{base}-{n}") not in taken)
+
+
+def _no_thread(store: Checkpointer, thread: str) -> str:
+    """``STORE has no thread 'x'; its threads: a, b``."""
+    names = [info.thread for info in store.threads()]
+    listed = f"its threads: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''}" if names else "it holds no thread yet"
+    return f"{store.where} has no thread {thread!r}; {listed}"
 
 
 @app.command("threads")
 def threads_command(
     store_path: str = typer.Argument(..., metavar="STORE", help="A SQLite file or a postgresql:// URL."),
     thread: str | None = typer.Argument(None, help="Show this thread's checkpoints."),
+    fork: int | None = typer.Option(None, "--fork", metavar="SEQ", min=0, help="Start a new thread from THREAD's checkpoint SEQ (then: statebound run FLOW --store STORE --thread NEW --resume)."),
+    edit: tuple[int, str] | None = typer.Option(None, "--edit", metavar="INDEX TEXT", help="With --fork: give history entry INDEX (the #index the checkpoints show) the text TEXT, e.g. an edited model reply."),
+    name: str | None = typer.Option(None, "--name", help="With --fork: the new thread's name (default THREAD-at-SEQ)."),
 ) -> None:
-    """List the threads of a store (state, turn, status), or one thread's checkpoints.
+    """List the threads of a store (state, turn, status), or one thread's checkpoints, or fork a thread from one of them. The store is only read (a file that is not a checkpoint store is refused); --fork adds a thread.
 
-    Example: statebound threads runs/live.sqlite t1"""
+    Example: statebound threads runs/live.sqlite t1
+
+    Example (a new thread from checkpoint 3, with entry 2 rewritten): statebound threads runs/live.sqlite t1 --fork 3 --edit 2 "Publish it."
+    """
     from pathlib import Path
 
     from rich.console import Console
@@ -75,6 +119,16 @@ def threads_command(
     with one_line_errors():
         if "://" not in store_path and not Path(store_path).is_file():
             raise CheckpointError(f"no store at {store_path}; `statebound run FLOW --store PATH --thread ID` makes one")
-        with open_checkpointer(store_path) as store:
+        if fork is None and (edit is not None or name is not None):
+            raise CheckpointError(f"{'--edit' if edit is not None else '--name'} goes with --fork SEQ "
+                                  f"(statebound threads {store_path} THREAD --fork SEQ)")
+        if fork is not None:
+            if thread is None:
+                raise CheckpointError(f"--fork needs the THREAD to fork: statebound threads {store_path} THREAD --fork {fork}")
+            typer.echo(_fork(store_path, thread, fork, edit, name))
+            return
+        with open_checkpointer(store_path, read_only=True) as store:
+            if thread is not None and store.record(thread) is None:
+                raise CheckpointError(_no_thread(store, thread))
             table = _thread_table(store) if thread is None else _checkpoint_table(store, thread)
     Console().print(table)

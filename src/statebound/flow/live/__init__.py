@@ -26,8 +26,9 @@ __all__ = [
 ]
 
 
-def open_checkpointer(where: str, *, durability: Durability = "system") -> Checkpointer:
-    """A PostgreSQL URL (``postgresql://...``) or the path of a SQLite file."""
+def open_checkpointer(where: str, *, durability: Durability = "system", read_only: bool = False) -> Checkpointer:
+    """A PostgreSQL URL (``postgresql://...``) or the path of a SQLite file (``read_only``: an
+    existing store, opened without writing to it)."""
     if where.startswith(("postgresql://", "postgres://")):
         return PostgresCheckpointer(where, durability=durability)
-    return SQLiteCheckpointer(where, durability=durability)
+    return SQLiteCheckpointer(where, durability=durability, read_only=read_only)

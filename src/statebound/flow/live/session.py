@@ -31,7 +31,7 @@ from statebound.flow.machine import Machine
 from statebound.flow.result import ExitReason, RunResult
 from statebound.llm.base import LLM
 
-__all__ = ["REPEAT", "SKIP", "Running", "run_thread"]
+__all__ = ["REPEAT", "SKIP", "Running", "run_thread", "thread_models"]
 
 REPEAT, SKIP = "repeat", "skip"  # the answers to "a tool that must not run twice was interrupted"
 
@@ -71,6 +71,14 @@ async def run_thread(machine: Machine, thread: str, *, store: Checkpointer, runn
             f"with flow.resume({thread!r}, ...) or give this task a new thread name"
         )
     return await _continue(machine, record, store=store, reply=reply, running=running)
+
+
+def thread_models(store: Checkpointer, thread: str) -> tuple[str, ...]:
+    """The models ``thread``'s LLM calls used so far, in the order first used."""
+    lineage = store.lineage(thread)
+    if not lineage:
+        return ()
+    return tuple(dict.fromkeys(call.model for call in fold(lineage, "").stored.calls))
 
 
 async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpointer, reply: str | None,

@@ -7,6 +7,9 @@ Durability is an option; no mode waits for the disk at every step unless asked (
 * ``"process"`` (``synchronous=OFF``, the fastest): a killed process loses nothing; an
   operating-system crash or a power cut may damage the file;
 * ``"disk"`` (``synchronous=FULL``): every commit waits for the disk (fsync): nothing is lost.
+
+A file that holds another database is refused, saying what it holds, and never written to;
+``read_only=True`` opens a store to read it (``statebound threads``) without changing the file.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, TypeVar
+from urllib.parse import quote
 
 from statebound.errors import CheckpointError
 from statebound.flow.live.records import StoredCheckpoint, ThreadRecord
@@ -45,20 +49,28 @@ _THREAD_COLUMNS = "thread, flow, task, signature, parent, parent_seq, created"
 
 
 class SQLiteCheckpointer(Checkpointer):
-    """Threads and checkpoints in the SQLite file ``path`` (created if missing)."""
+    """Threads and checkpoints in the SQLite file ``path`` (created if missing, unless
+    ``read_only``: then it must be a store, and nothing is written to it)."""
 
-    def __init__(self, path: str | Path, *, durability: Durability = "system") -> None:
+    def __init__(self, path: str | Path, *, durability: Durability = "system", read_only: bool = False) -> None:
         if durability not in _SYNCHRONOUS:
             raise CheckpointError(f"durability must be one of {', '.join(map(repr, _SYNCHRONOUS))}, got {durability!r}")
         self.path = Path(path)
         self.where = str(self.path)
         self.durability = durability
+        self.read_only = read_only
         self._db: sqlite3.Connection | None = None
+        if read_only and not self.path.is_file():
+            raise CheckpointError(f"no checkpoint store at {self.path}; `statebound run FLOW --store PATH --thread ID` "
+                                  "makes one")
         with self._reading(None):
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(f"PRAGMA synchronous={_SYNCHRONOUS[durability]}")
-            self._db.executescript(_SCHEMA)
+            target, uri = (f"file:{quote(str(self.path))}?mode=ro", True) if read_only else (str(self.path), False)
+            self._db = sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False)
+            _refuse_foreign(self._db, self.path, read_only=read_only)
+            if not read_only:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute(f"PRAGMA synchronous={_SYNCHRONOUS[durability]}")
+                self._db.executescript(_SCHEMA)
 
     @contextmanager
     def _reading(self, thread: str | None) -> Iterator[None]:
@@ -121,6 +133,33 @@ class SQLiteCheckpointer(Checkpointer):
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+_STORE_TABLES = {"threads", "checkpoints"}
+
+
+def _refuse_foreign(db: sqlite3.Connection, path: Path, *, read_only: bool) -> None:
+    """A :class:`CheckpointError` saying what ``path`` holds when it is not a checkpoint store (an
+    empty new file is one to be); the connection is closed first, so nothing is written."""
+    try:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as error:
+        db.close()
+        if "not a database" not in str(error):
+            raise  # a damaged store: named as one by the caller
+        raise CheckpointError(f"{path} is not a checkpoint store: it is not a SQLite database ({error})") from None
+    if _STORE_TABLES <= tables or (not tables and not read_only):
+        return
+    db.close()
+    if {"run", "episodes"} <= tables:
+        what = "a run store of statebound eval (statebound report, show and status read it)"
+    elif tables:
+        shown = sorted(tables)
+        what = f"a SQLite database with other tables ({', '.join(shown[:6])}{', ...' if len(shown) > 6 else ''})"
+    else:
+        what = "an empty SQLite database"
+    raise CheckpointError(f"{path} is not a checkpoint store: it is {what}; nothing was written to it. "
+                          "Give the file made by statebound run FLOW --store PATH --thread ID")
 
 
 @functools.lru_cache(maxsize=16)

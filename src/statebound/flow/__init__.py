@@ -63,11 +63,15 @@ from statebound.flow.rules import (
     tool_failed,
     tool_ok,
 )
+from statebound.flow.update import Update
+from statebound.flow.variables import VarsSpec
 
 __all__ = [
     # model
     "Flow",
     "State",
+    "Update",
+    "VarsSpec",
     "Agent",
     # output functions
     "Output",

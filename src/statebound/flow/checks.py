@@ -18,6 +18,7 @@ from statebound.flow.human import AskHuman
 from statebound.flow.outputs import CallLLM, CallTool, Instruction
 from statebound.flow.rules import TEXT, LLMChoice, Rule
 from statebound.flow.validate import distances, reachable
+from statebound.flow.variables import fields_read, written_by
 
 if TYPE_CHECKING:
     from statebound.flow.machine import Machine
@@ -45,6 +46,7 @@ def check_flow(flow: Machine, llm: LLM | None = None) -> list[FlowDiagnostic]:
     found: list[FlowDiagnostic] = []
     if llm is not None:
         found.extend(_free_answers(flow, llm))
+    found.extend(_unwritten_reads(flow))
     live = {s.name: _live_edges(s.name, flow.edges[s.name], found) for s in flow.states}
     end = flow.final_states[0]
     for state in flow.states:
@@ -204,4 +206,23 @@ def _free_answers(flow: Machine, llm: LLM) -> list[FlowDiagnostic]:
                     f"its LLM-decided transition parses a free answer (method='text'), which falls back "
                     f"when the answer names no state; {model.model} can pick by {better[0]}: "
                     f"llm_choice(..., method={better[0]!r}) or 'auto'"))
+    return found
+
+
+def _unwritten_reads(flow: Machine) -> list[FlowDiagnostic]:
+    """Transitions that read a flow variable no output function declares it writes: it keeps its
+    initial value, so the condition always gives the same answer."""
+    if flow.vars is None:
+        return []
+    written = {name for state in flow.states for output in state.outputs for name in written_by(output)}
+    found = []
+    for state in flow.states:
+        for edge in flow.edges[state.name]:
+            condition = edge.test if edge.decider is None else getattr(edge.decider, "fn", None)
+            for name in sorted(fields_read(getattr(condition, "test", condition)) - written):
+                found.append(FlowDiagnostic(
+                    "warning", "unwritten-variable", state.name,
+                    f"transition {edge.label!r} reads vars.{name}, which no output writes, so it keeps its "
+                    f"initial value; write it (Pick(into={name!r}), Update(fn, writes=[{name!r}]), "
+                    f"CallTool(fn, writes=[{name!r}]))"))
     return found

@@ -343,7 +343,8 @@ class Pick:
     a candidate's token log-probabilities into its score (``"mean"`` per token, ``"gnmt"``,
     ``"sum"``; :mod:`statebound.llm.scoring`). ``seed`` fixes the ``random`` draws (each draw also
     depends on the task, the state, its visit, the history's length and the candidates, so runs
-    repeat exactly).
+    repeat exactly). ``into`` names a flow variable the chosen candidate is written to (None
+    when nothing was picked; :mod:`statebound.flow.variables`).
     """
 
     candidates: Callable[[RunContext], Sequence[str]]
@@ -356,6 +357,7 @@ class Pick:
     normalization: Normalization = field(default="mean", kw_only=True)
     seed: int = field(default=0, kw_only=True)
     when_empty: str | None = field(default=None, kw_only=True)
+    into: str | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         if not callable(self.candidates):
@@ -396,6 +398,8 @@ class Pick:
         name = ctx.speaker or (ctx.agent.name if ctx.agent is not None else None)
         usage = None if completion is None else completion.usage
         ctx.add("assistant", text, "llm", name=name, usage=usage, data=picked.to_data())
+        if self.into is not None:
+            ctx.update({self.into: picked.text}, by=f"Pick({self.name})")
 
 
 def choice_schema(candidates: Sequence[str]) -> dict[str, Any]:

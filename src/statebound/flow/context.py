@@ -14,17 +14,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from statebound.errors import DefinitionError
 from statebound.flow.agent import Agent
 from statebound.flow.events import BudgetHit, MessageAdded, StepEvent
 from statebound.flow.history import Entry, EntryRole, MessageCache, Source, system_text
 from statebound.flow.result import CallKind, CallRecord, ExitReason
+from statebound.flow.variables import VarsSpec
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
 from statebound.llm.conformance import check_llm, complete_checked
 
-__all__ = ["MachineInfo", "PauseRun", "RunContext", "Snapshot", "StopRun"]
+__all__ = ["MachineInfo", "PauseRun", "RunContext", "Snapshot", "StopRun", "VarsT"]
+
+VarsT = TypeVar("VarsT")
 
 
 class StateInfo(Protocol):
@@ -55,6 +58,9 @@ class MachineInfo(Protocol):
     @property
     def states_by_name(self) -> Mapping[str, StateInfo]: ...
 
+    @property
+    def vars(self) -> VarsSpec | None: ...
+
 
 class StopRun(Exception):
     """Raised inside a run to end it with ``reason`` (caught by the engine, never escapes)."""
@@ -79,7 +85,8 @@ class Snapshot:
 
     ``step`` is the index of the next output function of ``state`` to run (-1: ``state`` is
     still to be entered); ``trajectory`` lists the states entered so far; ``reply`` is a
-    person's answer given on resume, for the output function that asked.
+    person's answer given on resume, for the output function that asked; ``vars`` are the
+    flow variables' fields as stored (None: the flow declares none).
     """
 
     task: str
@@ -91,10 +98,12 @@ class Snapshot:
     step: int
     entered_at: int
     reply: str | None = None
+    vars: Mapping[str, Any] | None = None
 
 
-class RunContext:
-    """The live state of one run. Treat ``history`` and ``visits`` as read-only."""
+class RunContext(Generic[VarsT]):
+    """The live state of one run. Treat ``history`` and ``visits`` as read-only; ``vars`` (the
+    flow's typed variables, None when it declares none) changes through :meth:`update`."""
 
     __slots__ = (
         "_cost",
@@ -115,6 +124,8 @@ class RunContext:
         "turn",
         "usage",
         "usage_by_state",
+        "vars",
+        "vars_written",
         "visits",
     )
 
@@ -149,6 +160,20 @@ class RunContext:
         self._emit = emit
         self._cost = cost
         self._messages = MessageCache()
+        spec = flow.vars
+        self.vars: VarsT = None if spec is None else spec.initial  # type: ignore[assignment]
+        self.vars_written: dict[str, Any] = {} if spec is None else spec.dump(spec.initial)  # not yet checkpointed
+
+    def update(self, changes: Mapping[str, Any], *, by: str) -> None:
+        """Write fields of the flow variables (``by``: the output function writing, for errors)."""
+        spec = self.flow.vars
+        if spec is None:
+            raise DefinitionError(f"{by} writes flow variables ({', '.join(changes)}), but flow {self.flow.name!r} "
+                                  "declares none: give it Flow(vars=YourType)")
+        if changes:
+            self.vars = spec.update(self.vars, changes, by=by)
+            dumped = spec.dump(self.vars)
+            self.vars_written.update({name: dumped[name] for name in changes})
 
     def restore(self, snapshot: Snapshot) -> None:
         """Take the place of a stored run: its history, usage, calls, counters and position."""
@@ -162,6 +187,13 @@ class RunContext:
         self.state, self.turn, self.step = snapshot.state, snapshot.turn, snapshot.step
         self.entered_at = snapshot.entered_at
         self.reply = snapshot.reply
+        spec = self.flow.vars
+        if spec is not None:
+            self.vars = spec.load(snapshot.vars or {})
+            self.vars_written.clear()
+        elif snapshot.vars:
+            raise DefinitionError(f"the stored thread has flow variables ({', '.join(snapshot.vars)}), but flow "
+                                  f"{self.flow.name!r} declares none")
 
     # ---- reading -------------------------------------------------------------------------
     @property

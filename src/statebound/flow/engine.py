@@ -76,7 +76,7 @@ async def execute(
     sinks = sinks_of(on_event)
     listeners = Listeners(sinks, record_events) if (sinks or record_events) else None
     emit = listeners.pending.append if listeners is not None else None
-    ctx = RunContext(flow=machine, task=task, deps=deps, llm=llm, emit=emit, cost=_pricing())
+    ctx: RunContext[Any] = RunContext(flow=machine, task=task, deps=deps, llm=llm, emit=emit, cost=_pricing())
     states, edges_of = machine.states_by_name, machine.edges
     visit_limits, max_turns = machine.visit_limits, machine.max_turns
     budget = machine.token_budget
@@ -174,6 +174,7 @@ def result_of(ctx: RunContext, trajectory: Sequence[str], reason: ExitReason, *,
     ``trajectory`` (it ends in the last of them: ``ctx.state`` may name one a limit refused)."""
     return RunResult(
         task=ctx.task,
+        vars=ctx.vars,
         exit_state=trajectory[-1] if trajectory else ctx.state,
         exit_reason=reason,
         history=tuple(ctx.history),

@@ -12,6 +12,7 @@ from typing import Any, Self
 from statebound.errors import DefinitionError
 from statebound.flow.states import Edge, State, compile_transition
 from statebound.flow.validate import validate
+from statebound.flow.variables import VarsSpec
 
 __all__ = ["Machine"]
 
@@ -21,10 +22,12 @@ class Machine:
 
     ``max_turns`` bounds the number of transitions; ``visit_limits`` bounds how often a state may
     be entered; ``token_budget`` bounds the run's total LLM tokens. ``system`` is the system
-    prompt of every LLM call.
+    prompt of every LLM call. ``vars`` declares the run's typed variables (a frozen dataclass or a
+    pydantic model, the class or an initial instance; :mod:`statebound.flow.variables`).
     """
 
-    __slots__ = ("edges", "initial", "max_turns", "name", "states", "states_by_name", "system", "token_budget", "visit_limits")
+    __slots__ = ("edges", "initial", "max_turns", "name", "states", "states_by_name", "system", "token_budget", "vars",
+                 "visit_limits")
 
     def __init__(
         self,
@@ -36,8 +39,10 @@ class Machine:
         max_turns: int = 20,
         token_budget: int | None = None,
         visit_limits: Mapping[str, int] | None = None,
+        vars: Any = None,  # noqa: A002 - the name users write
     ) -> None:
         self.name = name
+        self.vars: VarsSpec | None = None if vars is None else VarsSpec(vars)
         self.initial = initial
         self.states = tuple(states)
         self.system = system
@@ -49,6 +54,8 @@ class Machine:
             {s.name: tuple(compile_transition(s.name, t) for t in s.transitions) for s in self.states}
         )
         validate(self)
+        if self.vars is not None:
+            self.vars.check_writers(self.states)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, states={[s.name for s in self.states]})"
@@ -67,6 +74,7 @@ class Machine:
             "max_turns": self.max_turns,
             "token_budget": self.token_budget,
             "visit_limits": self.visit_limits,
+            "vars": None if self.vars is None else self.vars.initial,
         }
         unknown = set(changes) - set(settings)
         if unknown:

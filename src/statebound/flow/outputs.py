@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -38,12 +38,14 @@ class Output(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ToolResult:
-    """What a tool returns: the ``output`` text for the history, whether it succeeded (``ok``)
-    and optional structured ``data`` for later tools (never sent to the LLM)."""
+    """What a tool returns: the ``output`` text for the history, whether it succeeded (``ok``),
+    optional structured ``data`` for later tools (never sent to the LLM) and ``update``, fields of
+    the flow variables to write (:mod:`statebound.flow.variables`)."""
 
     output: str
     ok: bool = True
     data: Any = None
+    update: Mapping[str, Any] | None = None
 
 
 ToolFn = Callable[[RunContext], ToolResult | str | Awaitable[ToolResult | str]]
@@ -124,19 +126,21 @@ class CallTool:
 
     ``repeatable=False`` says the tool must not run twice (it pays, sends, deletes): a
     checkpointed run interrupted while it ran then stops and asks a person instead of running
-    it again on resume (see ``docs/live-flows.md``).
+    it again on resume (see ``docs/live-flows.md``). ``writes`` names the flow variables its
+    ``ToolResult(update=...)`` may write (for static checks; writing others is not refused).
     """
 
-    __slots__ = ("_is_async", "blocking", "fn", "name", "repeatable")
+    __slots__ = ("_is_async", "blocking", "fn", "name", "repeatable", "writes")
 
     def __init__(self, fn: ToolFn, *, name: str | None = None, blocking: bool = True,
-                 repeatable: bool = True) -> None:
+                 repeatable: bool = True, writes: Sequence[str] = ()) -> None:
         if not callable(fn):
             raise DefinitionError(f"CallTool needs a function fn(ctx), got {fn!r}")
         self.fn = fn
         self.name = name or getattr(fn, "__name__", type(fn).__name__)
         self.blocking = blocking
         self.repeatable = repeatable
+        self.writes = tuple(writes)
         call = None if inspect.isfunction(fn) else getattr(type(fn), "__call__", None)  # noqa: B004 - the method, to see if it is async
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
 
@@ -153,6 +157,8 @@ class CallTool:
             ctx.add("tool", result, "tool", name=ctx.speaker or self.name, ok=True)
         elif isinstance(result, ToolResult):
             ctx.add("tool", result.output, "tool", name=ctx.speaker or self.name, ok=result.ok, data=result.data)
+            if result.update:
+                ctx.update(result.update, by=f"tool {self.name!r}")
         else:
             raise DefinitionError(
                 f"tool {self.name!r} returned {type(result).__name__}; return a str or a ToolResult"

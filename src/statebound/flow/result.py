@@ -46,7 +46,8 @@ class RunResult:
     ``trajectory`` lists the states entered, in order; ``exit_state`` is the last of them (a state
     a visit or turn limit kept the run out of is not entered: the ``BudgetHit`` event names it). ``error`` is set
     when ``exit_reason`` is :attr:`ExitReason.ERROR`; ``pending`` is the question a paused run
-    (:attr:`ExitReason.PAUSED`) waits on.
+    (:attr:`ExitReason.PAUSED`) waits on. ``vars`` are the flow variables where the run ended
+    (None: the flow declares none).
     """
 
     task: str
@@ -62,6 +63,7 @@ class RunResult:
     error: BaseException | None = None
     events: tuple[StepEvent, ...] = field(default=(), repr=False)
     pending: str | None = None
+    vars: Any = None
 
     @property
     def ok(self) -> bool:

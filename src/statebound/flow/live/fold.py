@@ -2,7 +2,8 @@
 
 Each checkpoint's row says where the run stands (state, turn, step, entered_at); its body holds
 ``e`` (new history entries), ``c`` (new LLM calls) and, by kind: ``q`` (a pause's question),
-``i`` (the tool of an intent, or of a pause asking about it), ``x`` (an end's error text), ``d``
+``i`` (the tool of an intent, or of a pause asking about it), ``x`` (an end's error text), ``v``
+(the flow variables' fields written since the checkpoint before), ``d``
 (a fork's edit: index and text); an empty body is no bytes at all. An ``end`` that later checkpoints follow (a run that failed, then was resumed)
 is skipped: the resumed run went on from the checkpoint before it.
 """
@@ -48,11 +49,14 @@ class _Fold:
         self.calls: list[CallRecord] = []
         self.trajectory: list[str] = []  # the states entered, or about to be
         self.position = ("", 0, -1, 0)  # state, turn, step, entered_at
+        self.vars: dict[str, Any] | None = None  # the flow variables' fields, as written so far
 
     def apply(self, checkpoint: StoredCheckpoint, body: dict[str, Any]) -> None:
         state = checkpoint.state
         self.history.extend(decode_entry(row, state) for row in body.get("e", ()))
         self.calls.extend(decode_call(row, state) for row in body.get("c", ()))
+        if "v" in body:
+            self.vars = {**(self.vars or {}), **body["v"]}
         if "d" in body:
             index, content = body["d"]
             self.history[index] = dataclasses.replace(self.history[index], content=content)
@@ -65,7 +69,7 @@ class _Fold:
         state, turn, step, entered_at = self.position
         entered = self.trajectory[:-1] if step < 0 else self.trajectory  # the engine enters it
         return Snapshot(self.task, tuple(self.history), tuple(self.calls), tuple(entered), state, turn,
-                        step, entered_at)
+                        step, entered_at, vars=None if self.vars is None else dict(self.vars))
 
 
 def _unreadable(checkpoint: StoredCheckpoint, exc: Exception) -> CheckpointError:

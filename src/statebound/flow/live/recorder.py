@@ -79,6 +79,9 @@ class Recorder:
             body["e"] = [encode_entry(entry, state) for entry in history[self.entries:]]
         if len(calls) > self.calls:
             body["c"] = [encode_call(call, state) for call in calls[self.calls:]]
+        if ctx.vars_written:  # the flow variables' fields written since the last checkpoint
+            body["v"] = dict(ctx.vars_written)
+            ctx.vars_written.clear()
         return body
 
     def _checkpoint(self, ctx: RunContext, kind: CheckpointKind, status: str, body: dict[str, Any]) -> StoredCheckpoint:

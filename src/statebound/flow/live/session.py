@@ -113,8 +113,8 @@ async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpoint
     return await running.execute(machine, record.task, hook=recorder, snapshot=snapshot)
 
 
-def _context(machine: Machine, snapshot: Snapshot) -> RunContext:
-    ctx = RunContext(flow=machine, task=snapshot.task, deps=None, llm=None, emit=None,
+def _context(machine: Machine, snapshot: Snapshot) -> RunContext[Any]:
+    ctx: RunContext[Any] = RunContext(flow=machine, task=snapshot.task, deps=None, llm=None, emit=None,
                      cost=lambda model, usage: None)
     ctx.restore(snapshot)
     return ctx

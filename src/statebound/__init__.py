@@ -21,7 +21,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "statebound.flow": (
         "Flow", "State", "Agent", "Instruction", "CallLLM", "CallTool", "ToolResult", "Pick", "GroupChat",
         "Role", "AskHuman", "always", "contains", "matches", "repeated", "tool_ok", "tool_failed",
-        "llm_choice", "choose", "check_flow", "RunContext", "RunResult", "ExitReason",
+        "llm_choice", "choose", "check_flow", "RunContext", "RunResult", "ExitReason", "Update",
     ),
     "statebound.flow.live": ("SQLiteCheckpointer", "PostgresCheckpointer", "open_checkpointer"),
     "statebound.llm": (
@@ -29,7 +29,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "list_models", "FunctionLLM", "ScriptedLLM", "check_llm", "BackendProtocolError",
     ),
     "statebound.spec": ("Spec", "parse_spec", "load_bundled", "check_spec"),
-    "statebound.bench": ("TaskSelection", "EpisodeLimits", "Execution", "prepare_run", "execute_run", "finish_run"),
+    "statebound.bench": ("TaskSelection", "EpisodeLimits", "Execution", "prepare_run", "execute_run", "finish_run",
+                         "Benchmark", "BenchmarkOptions", "AgentSpec", "Setup", "Task", "Grade"),
+    "statebound.bench.converters": ("FlowAgent",),
+    "statebound.envs.base": ("StepResult", "Score"),
     "statebound.bench.evaluate": ("run_task",),
     "statebound.errors": ("StateboundError", "DefinitionError"),
 }
@@ -45,7 +48,8 @@ __all__ = [
     "open_checkpointer", "open_model", "parse_spec", "Pick", "PostgresCheckpointer", "prepare_run",
     "repeated", "Request", "Role", "run_task", "RunContext", "RunResult", "ScriptedLLM", "Spec",
     "SQLiteCheckpointer", "State", "StateboundError", "TaskSelection", "tool_failed", "tool_ok", "ToolResult",
-    "Usage",
+    "Usage", "Update", "Benchmark", "BenchmarkOptions", "AgentSpec", "Setup", "Task", "Grade", "FlowAgent",
+    "StepResult", "Score",
 ]
 
 
@@ -64,14 +68,22 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what type checkers and editors see
     from statebound.bench import (
+        AgentSpec,
+        Benchmark,
+        BenchmarkOptions,
         EpisodeLimits,
         Execution,
+        Grade,
+        Setup,
+        Task,
         TaskSelection,
         execute_run,
         finish_run,
         prepare_run,
     )
+    from statebound.bench.converters import FlowAgent
     from statebound.bench.evaluate import run_task
+    from statebound.envs.base import Score, StepResult
     from statebound.errors import DefinitionError, StateboundError
     from statebound.flow import (
         Agent,
@@ -88,6 +100,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         RunResult,
         State,
         ToolResult,
+        Update,
         always,
         check_flow,
         choose,

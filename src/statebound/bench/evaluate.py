@@ -172,7 +172,7 @@ async def run_task(
     if task not in by_id:
         raise DefinitionError(f"{loaded.name} has no task {task!r}")
     episode = Episode(task=by_id[task], agent=agent, model=llm.model, seed=seed)
-    return await run_episode(loaded.benchmark, loaded.agents, episode, llm=llm, limits=limits)
+    return await run_episode(loaded.benchmark, {agent: spec}, episode, llm=llm, limits=limits)
 
 
 def finish_run(

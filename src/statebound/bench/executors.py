@@ -82,7 +82,8 @@ class _Workspace:
     ) -> EpisodeResult:
         loaded = self.benchmark(benchmark, options)
         episode = Episode(task=plan.task, agent=plan.key.agent, model=plan.model.name, seed=plan.key.seed)
-        result = await run_episode(loaded.benchmark, loaded.agents, episode, llm=self.llm(plan.model), limits=limits)
+        agents = {episode.agent: loaded.agent(episode.agent)}  # a registered agent or a path.py:name one
+        result = await run_episode(loaded.benchmark, agents, episode, llm=self.llm(plan.model), limits=limits)
         return without_secrets(result, plan.model)
 
 

@@ -127,8 +127,9 @@ def resolved_options(benchmark: str, options: Mapping[str, Any]) -> dict[str, An
     by what they ran with, not by how it was written; as given for a benchmark not installed here."""
     from statebound.bench.options import parse_options
     from statebound.bench.registry import benchmark_class, benchmark_names
+    from statebound.user_files import is_file_ref
 
-    if benchmark not in benchmark_names():
+    if benchmark not in benchmark_names() and not is_file_ref(benchmark):
         return dict(options)
     return parse_options(benchmark_class(benchmark).Options, options, owner=benchmark).model_dump(mode="json")
 

@@ -11,7 +11,10 @@ to one benchmark)::
     [project.entry-points."statebound.agents"]
     arithmetic = "mypackage.bench:AGENTS"
 
-Nothing is imported until a benchmark is asked for by name.
+Nothing is imported until a benchmark is asked for by name. A benchmark or an agent may also be
+named ``path.py:name``: a :class:`~statebound.bench.contract.Benchmark` subclass or an
+:class:`~statebound.bench.contract.AgentSpec` defined in a Python file, no packaging
+(:mod:`statebound.user_files`; ``statebound eval tickets.py:Tickets -a tickets.py:scoped``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 from statebound.bench.contract import AgentSpec, Benchmark
 from statebound.bench.options import parse_options
 from statebound.errors import DefinitionError
+from statebound.user_files import is_file_ref, load_ref
 
 __all__ = [
     "AGENT_GROUP",
@@ -67,7 +71,12 @@ def benchmark_names() -> list[str]:
 
 
 def benchmark_class(name: str) -> type[Benchmark[Any]]:
-    """The benchmark registered as ``name``."""
+    """The benchmark registered as ``name``, or defined at ``path.py:name``."""
+    if is_file_ref(name):
+        found = load_ref(name, "a Benchmark subclass")
+        if not (isinstance(found, type) and issubclass(found, Benchmark)):
+            raise DefinitionError(f"{name} is a {type(found).__name__}, not a Benchmark subclass")
+        return found
     points = [point for point in _entry_points(BENCHMARK_GROUP) if point.name == name]
     if not points:
         known = benchmark_names()
@@ -111,7 +120,13 @@ class LoadedBenchmark:
         return self.benchmark.name
 
     def agent(self, name: str) -> AgentSpec[Any]:
-        """The agent ``name``, or an error listing the benchmark's agents."""
+        """The agent ``name`` (registered, or an ``AgentSpec`` at ``path.py:name``), or an error
+        listing the benchmark's agents."""
+        if is_file_ref(name) and name not in self.agents:
+            found = load_ref(name, "an AgentSpec")
+            if not isinstance(found, AgentSpec):
+                raise DefinitionError(f"{name} is a {type(found).__name__}, not an AgentSpec")
+            return found
         if name not in self.agents:
             raise DefinitionError(
                 f"{self.name} has no agent {name!r}.{did_you_mean(name, self.agents)} "

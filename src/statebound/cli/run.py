@@ -10,11 +10,9 @@ stderr and exit status 2.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +21,8 @@ import typer
 
 from statebound.cli.app import app
 from statebound.cli.errors import one_line_errors, output_dir
-from statebound.errors import DefinitionError, StateboundError
+from statebound.errors import DefinitionError
+from statebound.user_files import is_file_ref, load_ref
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -38,28 +37,6 @@ app.add_typer(flow_app, name="flow")
 FLOW_HELP = "A bundled example (arithmetic, research) or a Python file and variable: path.py:flow"
 
 
-def _exec_flow_file(path: Path) -> object:
-    """Run the file as a module; what it raises becomes one DefinitionError naming the line."""
-    spec = importlib.util.spec_from_file_location(f"_statebound_user_flow_{path.stem}", path)
-    if spec is None or spec.loader is None:
-        raise DefinitionError(f"cannot import {path}; is it a Python file?")
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.parent.resolve()))
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        raise DefinitionError(f"{path}:{exc.lineno}: {exc.msg} (a Python syntax error in the flow file)") from None
-    except StateboundError:
-        raise
-    except Exception as exc:
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
-        where = f"{path}:{frames[-1].lineno}" if frames else str(path)
-        raise DefinitionError(f"{where}: {type(exc).__name__}: {exc} (while loading the flow file)") from None
-    finally:
-        sys.path.pop(0)
-    return module
-
-
 def load_flow(ref: str) -> Flow:
     """The flow ``ref`` names (bundled example or ``path.py:variable``); DefinitionError otherwise."""
     from statebound.examples import EXAMPLES, load_example
@@ -67,23 +44,15 @@ def load_flow(ref: str) -> Flow:
 
     if ref in EXAMPLES:
         return load_example(ref)
-    path_text, _, variable = ref.rpartition(":")
-    if not path_text or not variable:
+    if not is_file_ref(ref):
         raise DefinitionError(
             f"{ref!r} is neither a bundled example ({', '.join(sorted(EXAMPLES))}) nor path.py:variable"
         )
-    path = Path(path_text)
-    if not path.is_file():
-        raise DefinitionError(f"no such file {path}; give path.py:variable, e.g. my_flows.py:flow")
-    module = _exec_flow_file(path)
-    if not hasattr(module, variable):
-        names = sorted(n for n, v in vars(module).items() if isinstance(v, Flow))
-        raise DefinitionError(f"{path} has no variable {variable!r}; flows defined there: {names}")
-    value = getattr(module, variable)
+    value = load_ref(ref, "a Flow")
     if not isinstance(value, Flow) and callable(value):
         value = value()
     if not isinstance(value, Flow):
-        raise DefinitionError(f"{path}:{variable} is a {type(value).__name__}, not a statebound.flow.Flow")
+        raise DefinitionError(f"{ref} is a {type(value).__name__}, not a statebound.flow.Flow")
     return value
 
 

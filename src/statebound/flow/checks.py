@@ -7,7 +7,7 @@ reported. Rules are taken to be functions of the run context: the same context, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import CellType, FunctionType
 from typing import TYPE_CHECKING, Literal
@@ -193,20 +193,26 @@ def _same(a: object, b: object, depth: int = 0) -> bool:
 def _free_answers(flow: Machine, llm: LLM) -> list[FlowDiagnostic]:
     """LLM-decided transitions that parse a free answer where their model could pick by a chooser."""
     found = []
+    for state, edge in _every_edge(flow):
+        decider = edge.decider
+        if not isinstance(decider, LLMChoice) or decider.method != TEXT:
+            continue
+        model = decider.llm or (state.agent.llm if state.agent is not None else None) or llm
+        better = usable(model.capabilities, chat=True)
+        if better:
+            found.append(FlowDiagnostic(
+                "warning", "llm-choice-text", state.name,
+                f"its LLM-decided transition parses a free answer (method='text'), which falls back "
+                f"when the answer names no state; {model.model} can pick by {better[0]}: "
+                f"llm_choice(..., method={better[0]!r}) or 'auto'"))
+    return found
+
+
+def _every_edge(flow: Machine) -> Iterator[tuple[State, Edge]]:
+    """Each state's compiled transitions, with their state, in the flow's order."""
     for state in flow.states:
         for edge in flow.edges[state.name]:
-            decider = edge.decider
-            if not isinstance(decider, LLMChoice) or decider.method != TEXT:
-                continue
-            model = decider.llm or (state.agent.llm if state.agent is not None else None) or llm
-            better = usable(model.capabilities, chat=True)
-            if better:
-                found.append(FlowDiagnostic(
-                    "warning", "llm-choice-text", state.name,
-                    f"its LLM-decided transition parses a free answer (method='text'), which falls back "
-                    f"when the answer names no state; {model.model} can pick by {better[0]}: "
-                    f"llm_choice(..., method={better[0]!r}) or 'auto'"))
-    return found
+            yield state, edge
 
 
 def _unwritten_reads(flow: Machine) -> list[FlowDiagnostic]:
@@ -216,13 +222,12 @@ def _unwritten_reads(flow: Machine) -> list[FlowDiagnostic]:
         return []
     written = {name for state in flow.states for output in state.outputs for name in written_by(output)}
     found = []
-    for state in flow.states:
-        for edge in flow.edges[state.name]:
-            condition = edge.test if edge.decider is None else getattr(edge.decider, "fn", None)
-            for name in sorted(fields_read(getattr(condition, "test", condition)) - written):
-                found.append(FlowDiagnostic(
-                    "warning", "unwritten-variable", state.name,
-                    f"transition {edge.label!r} reads vars.{name}, which no output writes, so it keeps its "
-                    f"initial value; write it (Pick(into={name!r}), Update(fn, writes=[{name!r}]), "
-                    f"CallTool(fn, writes=[{name!r}]))"))
+    for state, edge in _every_edge(flow):
+        condition = edge.test if edge.decider is None else getattr(edge.decider, "fn", None)
+        for name in sorted(fields_read(getattr(condition, "test", condition)) - written):
+            found.append(FlowDiagnostic(
+                "warning", "unwritten-variable", state.name,
+                f"transition {edge.label!r} reads vars.{name}, which no output writes, so it keeps its "
+                f"initial value; write it (Pick(into={name!r}), Update(fn, writes=[{name!r}]), "
+                f"CallTool(fn, writes=[{name!r}]))"))
     return found

@@ -374,17 +374,21 @@ class Pick:
 
     async def run(self, ctx: RunContext) -> None:
         candidates = tuple(dict.fromkeys(c for c in self.candidates(ctx) if c))
-        chooser, prompt = self.chooser, self._prompt(ctx)
-        if not candidates:
+        chooser = self.chooser
+        if len(candidates) < 2:  # no model needed: the prompt is not even built
+            shape: Prompt = self.prompt if isinstance(self.prompt, str) else ()
+            kind = chooser.recorded_kind(ctx, shape)
+            if candidates:
+                self._append(ctx, candidates[0], chooser.picked(kind, candidates, None, 0), None)
+                return
             if self.when_empty is None:
                 raise DefinitionError(
                     f"state {ctx.state!r}: Pick {self.name!r} found no candidates; give it "
                     "when_empty='...' (the reply to append instead) or make sure candidates(ctx) returns some")
-            nothing = chooser.picked(chooser.recorded_kind(ctx, prompt), (), None, None)
-            self._append(ctx, self.when_empty, nothing, None)
+            self._append(ctx, self.when_empty, chooser.picked(kind, (), None, None), None)
             return
         baseline = None if self.baseline is None else functools.partial(self._prompt, ctx, baseline=True)
-        picked, completion = await chooser.choose(ctx, candidates, prompt, baseline)
+        picked, completion = await chooser.choose(ctx, candidates, self._prompt(ctx), baseline)
         self._append(ctx, candidates[picked.index or 0], picked, completion)
 
     def _prompt(self, ctx: RunContext, *, baseline: bool = False) -> Prompt:

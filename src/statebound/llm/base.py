@@ -37,11 +37,13 @@ class TokenLogprob:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token and call counts; adds up with ``+``."""
+    """Token and call counts; adds up with ``+``. ``cached_tokens``: how many of the
+    ``prompt_tokens`` were not evaluated again, reused from what the model had already read."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     calls: int = 0
+    cached_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -52,6 +54,7 @@ class Usage:
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
             self.calls + other.calls,
+            self.cached_tokens + other.cached_tokens,
         )
 
 

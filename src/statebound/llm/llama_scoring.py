@@ -20,7 +20,7 @@ from statebound.llm.base import TokenLogprob
 if TYPE_CHECKING:
     from llama_cpp import Llama
 
-__all__ = ["score_text"]
+__all__ = ["check_fits", "evaluate", "log_softmax_at", "pieces", "score_text", "tokenize_pair"]
 
 
 def _reuse_prefix(llama: Llama, tokens: list[int], keep_before: int) -> int:
@@ -35,7 +35,7 @@ def _reuse_prefix(llama: Llama, tokens: list[int], keep_before: int) -> int:
     return kept
 
 
-def _evaluate(llama: Llama, tokens: list[int], start: int, wanted_from: int) -> dict[int, Any]:
+def evaluate(llama: Llama, tokens: list[int], start: int, wanted_from: int) -> dict[int, Any]:
     """Evaluate ``tokens[start:]`` after the kept prefix; the logits at every position from
     ``wanted_from`` on, by position, as float64 rows."""
     import llama_cpp
@@ -59,27 +59,48 @@ def _evaluate(llama: Llama, tokens: list[int], start: int, wanted_from: int) -> 
     return rows
 
 
-def score_text(llama: Llama, context: str, text: str, *,
-               add_bos: bool = True) -> tuple[tuple[TokenLogprob, ...], int]:
-    """Each token of ``text`` with its log-probability after ``context``; also how many tokens
-    were scored in all (context and text, the way a prompt is counted). ``add_bos=False`` for a
-    context that already holds the model's special tokens (a rendered chat template)."""
-    import numpy as np
-
+def tokenize_pair(llama: Llama, context: str, text: str, *, add_bos: bool = True) -> tuple[list[int], list[int]]:
+    """``context`` and ``text`` tokenized apart (the text's tokens are those it has on its own)."""
     context_tokens = llama.tokenize(context.encode("utf-8"), add_bos=add_bos, special=True)
     if not context_tokens:
         raise ValueError("scoring needs a context of at least one token")
-    text_tokens = llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+    return context_tokens, llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+
+
+def check_fits(llama: Llama, tokens: int) -> None:
+    if tokens > llama.n_ctx():
+        raise ValueError(f"Requested tokens ({tokens}) exceed context window of {llama.n_ctx()}")
+
+
+def log_softmax_at(rows: Any, tokens: list[int]) -> list[float]:
+    """The log-probability of ``tokens[i]`` under the logits ``rows[i]`` (float64 arithmetic)."""
+    import numpy as np
+
+    if not tokens:
+        return []
+    rows = np.asarray(rows, dtype=np.float64)
+    top = rows.max(axis=1, keepdims=True)
+    totals = np.log(np.exp(rows - top).sum(axis=1)) + top[:, 0]
+    return [float(rows[i, token] - totals[i]) for i, token in enumerate(tokens)]
+
+
+def pieces(llama: Llama, tokens: list[int], logprobs: list[float]) -> tuple[TokenLogprob, ...]:
+    """Each token's text with its log-probability."""
+    texts = [llama.detokenize([t]).decode("utf-8", errors="replace") for t in tokens]
+    return tuple(TokenLogprob(p, v) for p, v in zip(texts, logprobs))
+
+
+def score_text(llama: Llama, context: str, text: str, *,
+               add_bos: bool = True) -> tuple[tuple[TokenLogprob, ...], int, int]:
+    """Each token of ``text`` with its log-probability after ``context``; also how many tokens
+    were scored in all (context and text, the way a prompt is counted) and how many of them were
+    reused from the previous evaluation. ``add_bos=False`` for a context that already holds the
+    model's special tokens (a rendered chat template)."""
+    context_tokens, text_tokens = tokenize_pair(llama, context, text, add_bos=add_bos)
     tokens = context_tokens + text_tokens
-    if len(tokens) > llama.n_ctx():
-        raise ValueError(f"Requested tokens ({len(tokens)}) exceed context window of {llama.n_ctx()}")
+    check_fits(llama, len(tokens))
     wanted_from = len(context_tokens) - 1  # the logits there predict the text's first token
     kept = _reuse_prefix(llama, tokens, keep_before=wanted_from)
-    rows = _evaluate(llama, tokens, kept, wanted_from)
-    logprobs = []
-    for offset, token in enumerate(text_tokens):
-        row = rows[wanted_from + offset]
-        top = row.max()
-        logprobs.append(float(row[token] - top - np.log(np.exp(row - top).sum())))
-    pieces = [llama.detokenize([t]).decode("utf-8", errors="replace") for t in text_tokens]
-    return tuple(TokenLogprob(p, v) for p, v in zip(pieces, logprobs)), len(tokens)
+    rows = evaluate(llama, tokens, kept, wanted_from)
+    logprobs = log_softmax_at([rows[wanted_from + i] for i in range(len(text_tokens))], text_tokens)
+    return pieces(llama, text_tokens, logprobs), len(tokens), kept

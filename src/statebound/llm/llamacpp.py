@@ -42,7 +42,9 @@ from statebound.llm.base import (
     Usage,
 )
 from statebound.llm.lazy_grammar import lazy_grammar_sampling
+from statebound.llm.llama_batch import score_batch
 from statebound.llm.llama_cancel import cancellable
+from statebound.llm.llama_prefix import PrefixCache, share_prefixes
 from statebound.llm.llama_scoring import score_text
 from statebound.llm.model_files import llama_cpp_missing
 
@@ -66,6 +68,17 @@ class LlamaOptions:
     n_threads: int | None = None  # None: $STATEBOUND_THREADS, else every core this process may use
     n_batch: int = 512
     chat_format: str | None = None  # None: the template stored in the GGUF file
+    # One batch per pick and prefix reuse across requests (llama_batch, llama_prefix). None:
+    # $STATEBOUND_LLAMA_SHARING ("0" turns both off: one candidate after another, as before), else on.
+    sharing: bool | None = None
+
+    def shares(self) -> bool:
+        if self.sharing is not None:
+            return self.sharing
+        from_env = os.environ.get("STATEBOUND_LLAMA_SHARING", "1").strip()
+        if from_env not in ("0", "1"):
+            raise DefinitionError(f"STATEBOUND_LLAMA_SHARING must be 0 or 1, not {from_env!r}")
+        return from_env == "1"
 
     def threads(self) -> int:
         if self.n_threads is not None:
@@ -81,14 +94,15 @@ class LlamaOptions:
 class _Engine:
     llama: Llama
     lock: threading.Lock
+    prefixes: PrefixCache | None = None  # None: sharing is off (or logits_all: rows kept per position)
 
 
-_engines: dict[tuple[str, LlamaOptions, bool], _Engine] = {}
+_engines: dict[tuple[str, LlamaOptions, bool, bool], _Engine] = {}
 _engines_lock = threading.Lock()
 
 
 def _load(path: Path, options: LlamaOptions, logits_all: bool) -> _Engine:
-    key = (str(path), options, logits_all)
+    key = (str(path), options, logits_all, options.shares())
     with _engines_lock:
         if key not in _engines:
             if reason := llama_cpp_missing():
@@ -110,7 +124,8 @@ def _load(path: Path, options: LlamaOptions, logits_all: bool) -> _Engine:
             )
             if not _engines:  # free models before interpreter teardown, when llama.cpp can still do it
                 atexit.register(unload_models)
-            _engines[key] = _Engine(llama, threading.Lock())
+            prefixes = share_prefixes(llama) if options.shares() and not logits_all else None
+            _engines[key] = _Engine(llama, threading.Lock(), prefixes)
         return _engines[key]
 
 
@@ -242,41 +257,58 @@ class LlamaCppLLM:
         with engine.lock, cancellable(engine.llama, cancel), lazy_grammar_sampling(engine.llama):
             if request.grammar is not None:
                 _check_grammar(engine.llama, request.grammar)
+            if engine.prefixes is not None:
+                engine.prefixes.reused.clear()
             raws = [self._sample(engine.llama, request, i) for i in range(request.n)]
         choices = tuple(self._choice(raw["choices"][0], request.top_logprobs) for raw in raws)
         usage = Usage(
             prompt_tokens=raws[0]["usage"]["prompt_tokens"],  # the prompt is read once, as with n
             completion_tokens=sum(raw["usage"]["completion_tokens"] for raw in raws),
             calls=1,
+            # the first sample's prompt tokens read before (without sharing: not counted)
+            cached_tokens=engine.prefixes.reused[0] if engine.prefixes and engine.prefixes.reused else 0,
         )
         return Completion(choices=choices, usage=usage, model=self._model)
 
     def _score(self, request: Request, cancel: threading.Event | None) -> Completion:
-        """Each text of a ``score=`` request after the same context, one after the other on one
-        model instance: the context is evaluated once and kept, each text costs its own tokens."""
+        """Each text of a ``score=`` request after the same context: the context is evaluated
+        once, then every text's tokens together (one after the other with sharing off)."""
         engine = _load(self.path, self.options, False)  # logits only where asked: no logits_all
         with engine.lock, cancellable(engine.llama, cancel):
             if request.messages is not None:
                 context, add_bos = self._chat_context(engine.llama, request.messages)
             else:
                 context, add_bos = request.prompt or "", True
-            choices: list[Choice] = []
-            evaluated = 0
-            for text in request.scored_texts:
-                try:
-                    logprobs, tokens = score_text(engine.llama, context, text, add_bos=add_bos)
-                except ValueError as error:
-                    if "context window" not in str(error):
-                        raise
-                    raise ContextOverflow(f"{error}; shorten the text or open the model with a larger "
-                                          f"n_ctx (now {self.options.n_ctx})", provider=PROVIDER) from None
-                evaluated += len(logprobs) if choices else tokens  # the context counts once
-                choices.append(Choice(text=text, finish_reason="stop", logprobs=logprobs))
-        return Completion(
-            choices=tuple(choices),
-            usage=Usage(prompt_tokens=evaluated, completion_tokens=0, calls=1),
-            model=self._model,
-        )
+            try:
+                if engine.prefixes is not None:
+                    scored = score_batch(engine.llama, engine.prefixes, context, request.scored_texts,
+                                         add_bos=add_bos)
+                    logprobs, usage = scored.logprobs, Usage(scored.prompt_tokens, 0, 1, scored.cached_tokens)
+                else:
+                    logprobs, usage = self._score_one_by_one(engine.llama, context, request.scored_texts, add_bos)
+            except ValueError as error:
+                if "context window" not in str(error):
+                    raise
+                raise ContextOverflow(f"{error}; shorten the text or open the model with a larger "
+                                      f"n_ctx (now {self.options.n_ctx})", provider=PROVIDER) from None
+        choices = tuple(Choice(text=text, finish_reason="stop", logprobs=values)
+                        for text, values in zip(request.scored_texts, logprobs))
+        return Completion(choices=choices, usage=usage, model=self._model)
+
+    @staticmethod
+    def _score_one_by_one(llama: Llama, context: str, texts: tuple[str, ...], add_bos: bool) -> tuple[
+            tuple[tuple[TokenLogprob, ...], ...], Usage]:
+        """Each text evaluated after the context on its own, the context's cells kept between."""
+        logprobs: list[tuple[TokenLogprob, ...]] = []
+        usage = Usage(calls=1)
+        for text in texts:
+            values, tokens, kept = score_text(llama, context, text, add_bos=add_bos)
+            if not logprobs:  # the context counts once
+                usage = Usage(tokens, 0, 1, kept)
+            else:
+                usage += Usage(len(values))
+            logprobs.append(values)
+        return tuple(logprobs), usage
 
     def _chat_context(self, llama: Llama, messages: tuple[Message, ...]) -> tuple[str, bool]:
         """The text chat mode would continue for ``messages`` (ending where the assistant's reply

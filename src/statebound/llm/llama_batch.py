@@ -1,0 +1,120 @@
+"""Scoring every candidate of a pick in one batch over the prompt they share.
+
+The context is evaluated once on sequence 0 (from the longest prefix the model already holds,
+:mod:`statebound.llm.llama_prefix`); its last position's logits score each text's first token.
+Each text of two or more tokens then gets a sequence of its own whose cells start as sequence 0's
+(a copy tags the prefix's cells, nothing is evaluated again), and the texts' tokens go to llama.cpp
+together: one ``llama_decode`` per ``n_batch`` tokens instead of one evaluation per text. Each
+token's logits come from the same prefix cells and the same positions as in one-at-a-time
+scoring, so the scores are the same up to float rounding.
+
+Texts are grouped by the sequence ids free; a group that does not fit the KV cache is split in
+halves (never scored from a partly evaluated batch), and a text that does not fit even alone ends
+with the context-window error one-at-a-time scoring raises.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from statebound.llm.base import TokenLogprob
+from statebound.llm.llama_prefix import FIRST_FREE_SEQ, N_SEQ_MAX, PrefixCache, out_of_cells
+from statebound.llm.llama_scoring import check_fits, evaluate, log_softmax_at, pieces, tokenize_pair
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+
+__all__ = ["BatchScores", "score_batch"]
+
+GROUP = N_SEQ_MAX - FIRST_FREE_SEQ  # texts evaluated together at most
+
+
+@dataclass(frozen=True, slots=True)
+class BatchScores:
+    """Each text's tokens with their log-probabilities; the tokens the request covers (the context
+    once, then every text's, as a prompt is counted) and how many of them were reused."""
+
+    logprobs: tuple[tuple[TokenLogprob, ...], ...]
+    prompt_tokens: int
+    cached_tokens: int
+
+
+def score_batch(llama: Llama, cache: PrefixCache, context: str, texts: Sequence[str], *,
+                add_bos: bool = True) -> BatchScores:
+    """Score ``texts`` after ``context`` (:func:`statebound.llm.llama_scoring.score_text`'s
+    numbers), every text in as few evaluations as fit."""
+    pairs = [tokenize_pair(llama, context, text, add_bos=add_bos) for text in texts]
+    context_tokens = pairs[0][0] if pairs else tokenize_pair(llama, context, "", add_bos=add_bos)[0]
+    text_tokens = [text for _, text in pairs]
+    for tokens in text_tokens:
+        check_fits(llama, len(context_tokens) + len(tokens))
+    last = len(context_tokens) - 1  # its logits predict every text's first token
+    kept = cache.reuse(context_tokens, keep_before=last)
+    first_row = evaluate(llama, context_tokens, kept, last)[last]
+    logprobs = [log_softmax_at([first_row], tokens[:1]) for tokens in text_tokens]
+    longer = [i for i, tokens in enumerate(text_tokens) if len(tokens) > 1]
+    for start in range(0, len(longer), GROUP):
+        group = longer[start : start + GROUP]
+        for i, rest in zip(group, _score_group(llama, cache, len(context_tokens), [text_tokens[i] for i in group])):
+            logprobs[i] += rest
+    return BatchScores(
+        logprobs=tuple(pieces(llama, tokens, values) for tokens, values in zip(text_tokens, logprobs)),
+        prompt_tokens=len(context_tokens) + sum(len(tokens) for tokens in text_tokens),
+        cached_tokens=kept,
+    )
+
+
+def _score_group(llama: Llama, cache: PrefixCache, prefix: int, texts: list[list[int]]) -> list[list[float]]:
+    """The log-probabilities of each text's tokens after its first, the texts evaluated together
+    after sequence 0's ``prefix`` cells; halves of the group when it does not fit the KV cache."""
+    try:
+        return _evaluate_group(llama, cache, prefix, texts)
+    except RuntimeError as error:
+        if not out_of_cells(error):
+            raise
+        if len(texts) == 1:
+            raise ValueError(f"Requested tokens ({prefix + len(texts[0])}) exceed context window of "
+                             f"{llama.n_ctx()} (with the prompt's cells in use)") from None
+    middle = len(texts) // 2
+    return (_score_group(llama, cache, prefix, texts[:middle])
+            + _score_group(llama, cache, prefix, texts[middle:]))
+
+
+def _evaluate_group(llama: Llama, cache: PrefixCache, prefix: int, texts: list[list[int]]) -> list[list[float]]:
+    import llama_cpp
+    import numpy as np
+    from llama_cpp._internals import LlamaBatch
+
+    # token, position, sequence, the token it predicts: every token of a text but its last
+    rows = [(tokens[j], prefix + j, FIRST_FREE_SEQ + i, tokens[j + 1])
+            for i, tokens in enumerate(texts) for j in range(len(tokens) - 1)]
+    for i in range(len(texts)):
+        cache.remove(FIRST_FREE_SEQ + i)
+        llama_cpp.llama_memory_seq_cp(llama_cpp.llama_get_memory(llama._ctx.ctx), 0, FIRST_FREE_SEQ + i, 0, prefix)
+    values: list[float] = []
+    batch = LlamaBatch(n_tokens=llama.n_batch, embd=0, n_seq_max=1, verbose=False)
+    try:
+        for first in range(0, len(rows), llama.n_batch):
+            chunk = rows[first : first + llama.n_batch]
+            raw = batch.batch
+            raw.n_tokens = len(chunk)
+            for k, (token, position, seq, _) in enumerate(chunk):
+                raw.token[k], raw.pos[k], raw.n_seq_id[k], raw.logits[k] = token, position, 1, True
+                raw.seq_id[k][0] = seq
+            llama._ctx.decode(batch)
+            pointer = llama_cpp.llama_get_logits(llama._ctx.ctx)
+            logits = np.ctypeslib.as_array(ctypes.cast(pointer, ctypes.POINTER(ctypes.c_float)),
+                                           shape=(len(chunk), llama.n_vocab()))
+            for block in range(0, len(chunk), 64):  # float64 rows a few MB at a time
+                values += log_softmax_at(logits[block : block + 64], [row[3] for row in chunk[block : block + 64]])
+    finally:
+        batch.close()
+        for i in range(len(texts)):
+            cache.remove(FIRST_FREE_SEQ + i)
+    by_text: list[list[float]] = [[] for _ in texts]
+    for (_, _, seq, _), value in zip(rows, values):
+        by_text[seq - FIRST_FREE_SEQ].append(value)
+    return by_text

@@ -1,0 +1,84 @@
+"""One batch per pick and prefix reuse on the real embedded SmolLM2, against one-at-a-time scoring."""
+
+from __future__ import annotations
+
+import pytest
+
+from statebound.errors import ContextOverflow
+from statebound.llm.base import Message, Request, complete_sync
+from statebound.llm.llamacpp import LlamaCppLLM, LlamaOptions, _load
+from statebound.llm.model_files import llama_cpp_missing
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(llama_cpp_missing() is not None, reason="llama-cpp-python is not installed"),
+]
+CANDIDATES = ("singer", "concert_name", "SELECT name FROM singer WHERE age > 30", " stadium.capacity", "x",
+              "average age of all singers")
+
+
+def _question(number: int, blind: bool = False) -> tuple[Message, ...]:
+    question = "N/A" if blind else f"What is the average age of singers from country {number}?"
+    return (Message("system", "You pick SQL parts."),
+            Message("user", f"Table singer has columns: singer_id, name, country, age\nQuestion: {question}\nColumn:"))
+
+
+def _llm(sharing: bool, n_ctx: int = 2048) -> LlamaCppLLM:
+    from statebound.llm.model_files import smollm2_path
+
+    return LlamaCppLLM(smollm2_path(), model="smollm2", options=LlamaOptions(n_ctx=n_ctx, sharing=sharing))
+
+
+def _logprobs(llm: LlamaCppLLM, messages: tuple[Message, ...], candidates: tuple[str, ...]) -> list[list[float]]:
+    completion = complete_sync(llm, Request(messages=messages, score=candidates))
+    return [[t.logprob for t in choice.logprobs or ()] for choice in completion.choices]
+
+
+def test_batched_scores_equal_one_at_a_time_scores() -> None:
+    batched, apart = _llm(sharing=True), _llm(sharing=False)
+    for number in range(3):
+        ours, theirs = _logprobs(batched, _question(number), CANDIDATES), _logprobs(apart, _question(number), CANDIDATES)
+        assert [len(t) for t in ours] == [len(t) for t in theirs]
+        # llama.cpp's quantized kernels round differently for other batch sizes (a few tenths of a
+        # nat at most, as between batched and token-by-token generation); a token read from the
+        # wrong position or another candidate's cells would be off by several nats
+        assert sum(ours, []) == pytest.approx(sum(theirs, []), abs=0.3)
+
+
+def test_usage_counts_the_prompt_once_and_the_tokens_reused() -> None:
+    llm = _llm(sharing=True)
+    first = complete_sync(llm, Request(messages=_question(10), score=CANDIDATES)).usage
+    blind = complete_sync(llm, Request(messages=_question(10, blind=True), score=CANDIDATES)).usage
+    again = complete_sync(llm, Request(messages=_question(10), score=CANDIDATES)).usage
+    texts = sum(len(c) for c in _logprobs(llm, _question(11), CANDIDATES))
+    assert first.prompt_tokens == again.prompt_tokens > blind.prompt_tokens > texts
+    assert blind.cached_tokens >= 25  # the baseline shares the prompt's system message and schema
+    # the prompt again after its baseline: all but its last token (evaluated again for its
+    # logits), kept aside while the baseline was read
+    assert again.cached_tokens == first.prompt_tokens - texts - 1
+
+
+def test_generation_starts_from_the_longest_prefix_kept() -> None:
+    llm = _llm(sharing=True)
+    prompt, other = _question(20), _question(20, blind=True)
+    complete_sync(llm, Request(messages=prompt, max_tokens=2, temperature=0.0))
+    complete_sync(llm, Request(messages=other, score=CANDIDATES))
+    again = complete_sync(llm, Request(messages=prompt, max_tokens=2, temperature=0.0))
+    assert again.usage.cached_tokens == again.usage.prompt_tokens - 1
+
+
+def test_a_batch_out_of_cells_is_scored_in_smaller_batches() -> None:
+    # 40 candidates of ~10 tokens after a ~60-token prompt need ~420 cells: more than 256
+    small, apart = _llm(sharing=True, n_ctx=256), _llm(sharing=False, n_ctx=256)
+    candidates = tuple(f"SELECT name FROM singer WHERE age > {n}" for n in range(40))
+    ours, theirs = _logprobs(small, _question(30), candidates), _logprobs(apart, _question(30), candidates)
+    assert [len(t) for t in ours] == [len(t) for t in theirs]
+    assert sum(ours, []) == pytest.approx(sum(theirs, []), abs=0.3)
+    engine = _load(small.path, small.options, False)
+    assert engine.prefixes is not None and engine.llama.n_tokens > 0  # the prompt stays for the next request
+
+
+def test_a_candidate_that_cannot_fit_even_alone_is_a_context_overflow() -> None:
+    llm = _llm(sharing=True, n_ctx=128)
+    with pytest.raises(ContextOverflow, match="n_ctx"):
+        complete_sync(llm, Request(messages=_question(40), score=("ok", " word" * 120)))

@@ -45,6 +45,11 @@ class Usage:
     calls: int = 0
     cached_tokens: int = 0
 
+    def __repr__(self) -> str:  # cached_tokens only when some were reused
+        cached = f", cached_tokens={self.cached_tokens}" if self.cached_tokens else ""
+        return (f"Usage(prompt_tokens={self.prompt_tokens}, completion_tokens={self.completion_tokens}, "
+                f"calls={self.calls}{cached})")
+
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens

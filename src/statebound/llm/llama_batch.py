@@ -8,8 +8,11 @@ together: one ``llama_decode`` per ``n_batch`` tokens instead of one evaluation 
 token's logits come from the same prefix cells and the same positions as in one-at-a-time
 scoring, so the scores are the same up to float rounding.
 
-Texts are grouped by the sequence ids free; a group that does not fit the KV cache is split in
-halves (never scored from a partly evaluated batch), and a text that does not fit even alone ends
+A token of a batch attends to every cell the batch uses (other candidates' cells are masked, not
+skipped), so a group's attention grows with the square of its tokens: groups hold at most a
+quarter of the prompt's length in tokens (at least 16), which keeps that extra small next to the
+prompt's own cells while each ``llama_decode`` still carries many tokens. A group that does not
+fit the KV cache is split in halves (never scored from a partly evaluated batch), and a text that does not fit even alone ends
 with the context-window error one-at-a-time scoring raises.
 """
 
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["BatchScores", "score_batch"]
 
 GROUP = N_SEQ_MAX - FIRST_FREE_SEQ  # texts evaluated together at most
+MIN_GROUP_TOKENS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +60,8 @@ def score_batch(llama: Llama, cache: PrefixCache, context: str, texts: Sequence[
     first_row = evaluate(llama, context_tokens, kept, last)[last]
     logprobs = [log_softmax_at([first_row], tokens[:1]) for tokens in text_tokens]
     longer = [i for i, tokens in enumerate(text_tokens) if len(tokens) > 1]
-    for start in range(0, len(longer), GROUP):
-        group = longer[start : start + GROUP]
+    budget = max(MIN_GROUP_TOKENS, len(context_tokens) // 4)
+    for group in _groups(longer, [len(text_tokens[i]) - 1 for i in longer], budget):
         for i, rest in zip(group, _score_group(llama, cache, len(context_tokens), [text_tokens[i] for i in group])):
             logprobs[i] += rest
     return BatchScores(
@@ -65,6 +69,20 @@ def score_batch(llama: Llama, cache: PrefixCache, context: str, texts: Sequence[
         prompt_tokens=len(context_tokens) + sum(len(tokens) for tokens in text_tokens),
         cached_tokens=kept,
     )
+
+
+def _groups(indices: list[int], sizes: list[int], budget: int) -> list[list[int]]:
+    """``indices`` cut in order into runs of at most ``GROUP`` whose ``sizes`` add up to at most
+    ``budget`` (a longer one alone)."""
+    groups: list[list[int]] = []
+    total = budget + 1
+    for index, size in zip(indices, sizes):
+        if total + size > budget or len(groups[-1]) >= GROUP:
+            groups.append([])
+            total = 0
+        groups[-1].append(index)
+        total += size
+    return groups
 
 
 def _score_group(llama: Llama, cache: PrefixCache, prefix: int, texts: list[list[int]]) -> list[list[float]]:

@@ -29,8 +29,10 @@ def _llm(sharing: bool, n_ctx: int = 2048) -> LlamaCppLLM:
     return LlamaCppLLM(smollm2_path(), model="smollm2", options=LlamaOptions(n_ctx=n_ctx, sharing=sharing))
 
 
-def _logprobs(llm: LlamaCppLLM, messages: tuple[Message, ...], candidates: tuple[str, ...]) -> list[list[float]]:
-    completion = complete_sync(llm, Request(messages=messages, score=candidates))
+def _logprobs(llm: LlamaCppLLM, prompt: str | tuple[Message, ...], candidates: tuple[str, ...]) -> list[list[float]]:
+    request = Request(prompt=prompt, score=candidates) if isinstance(prompt, str) else Request(
+        messages=prompt, score=candidates)
+    completion = complete_sync(llm, request)
     return [[t.logprob for t in choice.logprobs or ()] for choice in completion.choices]
 
 
@@ -53,9 +55,9 @@ def test_usage_counts_the_prompt_once_and_the_tokens_reused() -> None:
     texts = sum(len(c) for c in _logprobs(llm, _question(11), CANDIDATES))
     assert first.prompt_tokens == again.prompt_tokens > blind.prompt_tokens > texts
     assert blind.cached_tokens >= 25  # the baseline shares the prompt's system message and schema
-    # the prompt again after its baseline: all but its last token (evaluated again for its
-    # logits), kept aside while the baseline was read
-    assert again.cached_tokens == first.prompt_tokens - texts - 1
+    # the prompt again after its baseline: all but its last two tokens (evaluated again for the
+    # last one's logits, in a batch of two), kept aside while the baseline was read
+    assert again.cached_tokens == first.prompt_tokens - texts - 2
 
 
 def test_generation_starts_from_the_longest_prefix_kept() -> None:
@@ -67,15 +69,33 @@ def test_generation_starts_from_the_longest_prefix_kept() -> None:
     assert again.usage.cached_tokens == again.usage.prompt_tokens - 1
 
 
-def test_a_batch_out_of_cells_is_scored_in_smaller_batches() -> None:
-    # 40 candidates of ~10 tokens after a ~60-token prompt need ~420 cells: more than 256
+def test_a_batch_out_of_cells_is_scored_in_smaller_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    from statebound.llm import llama_batch
+
+    groups: list[tuple[int, bool]] = []  # each group's size, and whether it fit the KV cache
+    evaluate_group = llama_batch._evaluate_group
+
+    def recorded(llama: object, cache: object, prefix: int, texts: list[list[int]]) -> list[list[float]]:
+        try:
+            scores = evaluate_group(llama, cache, prefix, texts)  # type: ignore[arg-type]
+        except RuntimeError:
+            groups.append((len(texts), False))
+            raise
+        groups.append((len(texts), True))
+        return scores
+
+    monkeypatch.setattr(llama_batch, "_evaluate_group", recorded)
+    # 226 prompt tokens in 256 cells; a batch of five 10-token candidates needs 226 + 50 cells
     small, apart = _llm(sharing=True, n_ctx=256), _llm(sharing=False, n_ctx=256)
-    candidates = tuple(f"SELECT name FROM singer WHERE age > {n}" for n in range(40))
-    ours, theirs = _logprobs(small, _question(30), candidates), _logprobs(apart, _question(30), candidates)
-    assert [len(t) for t in ours] == [len(t) for t in theirs]
+    prompt = "word " * 225
+    candidates = tuple(f" SELECT name FROM singer WHERE age > {n}" for n in range(10, 22))
+    ours = _logprobs(small, prompt, candidates)
+    theirs = _logprobs(apart, prompt, candidates)
+    assert (5, False) in groups and (3, True) in groups
+    assert [len(t) for t in ours] == [len(t) for t in theirs] == [10] * 12
     assert sum(ours, []) == pytest.approx(sum(theirs, []), abs=0.3)
     engine = _load(small.path, small.options, False)
-    assert engine.prefixes is not None and engine.llama.n_tokens > 0  # the prompt stays for the next request
+    assert engine.llama.n_tokens == 226  # the prompt stays for the next request
 
 
 def test_a_candidate_that_cannot_fit_even_alone_is_a_context_overflow() -> None:

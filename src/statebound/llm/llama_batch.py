@@ -56,12 +56,12 @@ def score_batch(llama: Llama, cache: PrefixCache, context: str, texts: Sequence[
     for tokens in text_tokens:
         check_fits(llama, len(context_tokens) + len(tokens))
     last = len(context_tokens) - 1  # its logits predict every text's first token
-    kept = cache.reuse(context_tokens, keep_before=last)
+    kept = cache.reuse(context_tokens, keep_before=last - 1)  # two tokens at least: not a lone one
     first_row = evaluate(llama, context_tokens, kept, last)[last]
     logprobs = [log_softmax_at([first_row], tokens[:1]) for tokens in text_tokens]
     longer = [i for i, tokens in enumerate(text_tokens) if len(tokens) > 1]
     budget = max(MIN_GROUP_TOKENS, len(context_tokens) // 4)
-    for group in _groups(longer, [len(text_tokens[i]) - 1 for i in longer], budget):
+    for group in _groups(longer, [len(text_tokens[i]) for i in longer], budget):
         for i, rest in zip(group, _score_group(llama, cache, len(context_tokens), [text_tokens[i] for i in group])):
             logprobs[i] += rest
     return BatchScores(
@@ -106,9 +106,11 @@ def _evaluate_group(llama: Llama, cache: PrefixCache, prefix: int, texts: list[l
     import numpy as np
     from llama_cpp._internals import LlamaBatch
 
-    # token, position, sequence, the token it predicts: every token of a text but its last
-    rows = [(tokens[j], prefix + j, FIRST_FREE_SEQ + i, tokens[j + 1])
-            for i, tokens in enumerate(texts) for j in range(len(tokens) - 1)]
+    # token, position, sequence, the token it predicts (-1: none, no logits). A text's last token
+    # goes too, as in one-at-a-time scoring: a batch of one token runs other kernels (up to 0.15
+    # nat off on SmolLM2), and a text of two tokens would be one
+    rows = [(tokens[j], prefix + j, FIRST_FREE_SEQ + i, tokens[j + 1] if j + 1 < len(tokens) else -1)
+            for i, tokens in enumerate(texts) for j in range(len(tokens))]
     for i in range(len(texts)):
         cache.remove(FIRST_FREE_SEQ + i)
         llama_cpp.llama_memory_seq_cp(llama_cpp.llama_get_memory(llama._ctx.ctx), 0, FIRST_FREE_SEQ + i, 0, prefix)
@@ -119,20 +121,21 @@ def _evaluate_group(llama: Llama, cache: PrefixCache, prefix: int, texts: list[l
             chunk = rows[first : first + llama.n_batch]
             raw = batch.batch
             raw.n_tokens = len(chunk)
-            for k, (token, position, seq, _) in enumerate(chunk):
-                raw.token[k], raw.pos[k], raw.n_seq_id[k], raw.logits[k] = token, position, 1, True
+            for k, (token, position, seq, predicted) in enumerate(chunk):
+                raw.token[k], raw.pos[k], raw.n_seq_id[k], raw.logits[k] = token, position, 1, predicted >= 0
                 raw.seq_id[k][0] = seq
             llama._ctx.decode(batch)
+            targets = [row[3] for row in chunk if row[3] >= 0]  # llama.cpp's output rows, in batch order
             pointer = llama_cpp.llama_get_logits(llama._ctx.ctx)
             logits = np.ctypeslib.as_array(ctypes.cast(pointer, ctypes.POINTER(ctypes.c_float)),
-                                           shape=(len(chunk), llama.n_vocab()))
-            for block in range(0, len(chunk), 64):  # float64 rows a few MB at a time
-                values += log_softmax_at(logits[block : block + 64], [row[3] for row in chunk[block : block + 64]])
+                                           shape=(len(targets), llama.n_vocab()))
+            for block in range(0, len(targets), 64):  # float64 rows a few MB at a time
+                values += log_softmax_at(logits[block : block + 64], targets[block : block + 64])
     finally:
         batch.close()
         for i in range(len(texts)):
             cache.remove(FIRST_FREE_SEQ + i)
     by_text: list[list[float]] = [[] for _ in texts]
-    for (_, _, seq, _), value in zip(rows, values):
+    for (_, _, seq, _), value in zip([row for row in rows if row[3] >= 0], values):
         by_text[seq - FIRST_FREE_SEQ].append(value)
     return by_text

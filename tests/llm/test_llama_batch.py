@@ -60,13 +60,14 @@ def test_usage_counts_the_prompt_once_and_the_tokens_reused() -> None:
     assert again.cached_tokens == first.prompt_tokens - texts - 2
 
 
-def test_generation_starts_from_the_longest_prefix_kept() -> None:
+def test_generation_counts_the_prompt_tokens_it_reuses() -> None:
     llm = _llm(sharing=True)
-    prompt, other = _question(20), _question(20, blind=True)
-    complete_sync(llm, Request(messages=prompt, max_tokens=2, temperature=0.0))
-    complete_sync(llm, Request(messages=other, score=CANDIDATES))
+    prompt = _question(20)
+    complete_sync(llm, Request(messages=_question(20, blind=True), score=CANDIDATES))  # a kept sequence
+    first = complete_sync(llm, Request(messages=prompt, max_tokens=2, temperature=0.0))
     again = complete_sync(llm, Request(messages=prompt, max_tokens=2, temperature=0.0))
-    assert again.usage.cached_tokens == again.usage.prompt_tokens - 1
+    assert 0 < first.usage.cached_tokens < again.usage.cached_tokens == again.usage.prompt_tokens - 1
+    assert again.text == first.text
 
 
 def test_a_batch_out_of_cells_is_scored_in_smaller_batches(monkeypatch: pytest.MonkeyPatch) -> None:

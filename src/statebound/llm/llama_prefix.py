@@ -4,8 +4,9 @@ llama-cpp-python evaluates and generates on sequence 0 of the KV cache and reuse
 sequence holds, so two alternating prompts (a calibrated pick's prompt and its blind baseline)
 read each other's tails again and again. :func:`share_prefixes` reopens the model's context with a
 unified KV cache for several sequences: sequences ``1..SLOTS`` keep earlier requests' tokens
-(copying a sequence to another only tags its cells, nothing is evaluated), and each scoring or
-generation request first moves the longest prefix any of them has into sequence 0. Sequence ids
+(copying a sequence to another only tags its cells, nothing is evaluated), and each scoring
+request first moves the longest prefix any of them has into sequence 0. A generation request drops
+the kept sequences and reuses sequence 0's prefix only (seeded samples stay reproducible). Sequence ids
 from :data:`FIRST_FREE_SEQ` on are free for the candidates of one scoring batch
 (:mod:`statebound.llm.llama_batch`). When the cache runs out of cells, the kept sequences are
 dropped and the evaluation is tried again, so keeping them never makes a request fail.
@@ -72,14 +73,20 @@ class PrefixCache:
     def reuse(self, tokens: Sequence[int], *, keep_before: int) -> int:
         """Make sequence 0 hold the longest prefix of ``tokens`` shorter than ``keep_before`` that
         any kept sequence holds, and nothing after it; its length. What sequence 0 held is kept
-        first when part of it would be dropped."""
+        first when part of it would be dropped. Kept sequences that share less than a quarter of
+        ``tokens`` are dropped: every evaluation attends to all cells in use (masked), so cells
+        kept for another context would only slow it down."""
         limit = max(0, min(keep_before, len(tokens)))
+        related = len(tokens) // 4
+        for seq in [seq for seq, kept in self._kept.items() if _common(kept, tokens, len(tokens)) < related]:
+            self.remove(seq)
+            del self._kept[seq]
         working = self.working()
         source, best = 0, _common(working, tokens, limit)
         for seq, kept in self._kept.items():
             if (length := _common(kept, tokens, limit)) > best:
                 source, best = seq, length
-        if best < len(working):
+        if best < len(working) and _common(working, tokens, len(tokens)) >= related:
             self._keep(working, spare=source)
         if source:
             self.remove(0)
@@ -119,8 +126,8 @@ class PrefixCache:
 
 
 def share_prefixes(llama: Llama) -> PrefixCache:
-    """Reopen ``llama``'s context for :data:`N_SEQ_MAX` sequences sharing one KV cache, and make
-    its generation start from the longest prefix kept (:meth:`PrefixCache.reuse`)."""
+    """Reopen ``llama``'s context for :data:`N_SEQ_MAX` sequences sharing one KV cache; its
+    generation drops the kept sequences first (and counts what sequence 0 lets it reuse)."""
     from llama_cpp._internals import LlamaContext
 
     cache = PrefixCache(llama)
@@ -144,9 +151,13 @@ def share_prefixes(llama: Llama) -> PrefixCache:
     llama.n_tokens = 0
     generate: Callable[..., Any] = llama.generate
 
-    def generate_from_kept(tokens: Sequence[int], *args: Any, **kwargs: Any) -> Any:
-        cache.reuse(tokens, keep_before=len(tokens) - 1)  # the last token is evaluated for its logits
+    def generate_alone(tokens: Sequence[int], *args: Any, **kwargs: Any) -> Any:
+        # Kept sequences' cells change the cells a sampled token attends over (masked, yet the
+        # arithmetic differs), so seeded samples would depend on what was scored before: generation
+        # reuses sequence 0's prefix only, as llama-cpp-python does alone
+        cache.forget()
+        cache.reused.append(_common(cache.working(), tokens, len(tokens) - 1))
         return generate(tokens, *args, **kwargs)
 
-    llama.generate = generate_from_kept  # type: ignore[method-assign]
+    llama.generate = generate_alone  # type: ignore[method-assign]
     return cache

@@ -171,9 +171,8 @@ class RunContext(Generic[VarsT]):
             raise DefinitionError(f"{by} writes flow variables ({', '.join(changes)}), but flow {self.flow.name!r} "
                                   "declares none: give it Flow(vars=YourType)")
         if changes:
-            self.vars = spec.update(self.vars, changes, by=by)
-            dumped = spec.dump(self.vars)
-            self.vars_written.update({name: dumped[name] for name in changes})
+            self.vars, written = spec.update(self.vars, changes, by=by)
+            self.vars_written.update(written)
 
     def restore(self, snapshot: Snapshot) -> None:
         """Take the place of a stored run: its history, usage, calls, counters and position."""

@@ -111,21 +111,23 @@ class VarsSpec:
                             f"state {state.name!r}: {getattr(output, 'label', type(output).__name__)} writes "
                             f"{name!r}, which {self.kind.__name__} has no field for (fields: {', '.join(self.fields)})")
 
-    def update(self, value: Any, changes: Mapping[str, Any], *, by: str) -> Any:
-        """``value`` with ``changes`` written (by the output function ``by``), checked."""
+    def update(self, value: Any, changes: Mapping[str, Any], *, by: str) -> tuple[Any, dict[str, Any]]:
+        """``value`` with ``changes`` written (by the output function ``by``), checked; and the
+        written fields as JSON-ready data (what a checkpoint stores)."""
         unknown = [name for name in changes if name not in self.fields]
         if unknown:
             raise DefinitionError(f"{by} writes {unknown[0]!r}, which {self.kind.__name__} has no field for "
                                   f"(fields: {', '.join(self.fields)})")
-        for name, written in changes.items():
+        plain = {name: _plain(written) for name, written in changes.items()}
+        for name, data in plain.items():
             try:
-                json.dumps(_plain(written), allow_nan=False)
+                json.dumps(data, allow_nan=False)
             except (TypeError, ValueError) as error:
-                raise DefinitionError(f"{by} writes {name!r} = {written!r}, which cannot be checkpointed "
+                raise DefinitionError(f"{by} writes {name!r} = {changes[name]!r}, which cannot be checkpointed "
                                       f"({error})") from None
         if _is_model(self.kind):
-            return self.kind.model_validate({**value.model_dump(), **changes})  # type: ignore[attr-defined]
-        return dataclasses.replace(value, **changes)
+            return self.kind.model_validate({**value.model_dump(), **changes}), plain  # type: ignore[attr-defined]
+        return dataclasses.replace(value, **changes), plain
 
     def dump(self, value: Any) -> dict[str, Any]:
         """The value as JSON-ready fields."""

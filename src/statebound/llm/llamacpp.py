@@ -47,6 +47,7 @@ from statebound.llm.llama_cancel import cancellable
 from statebound.llm.llama_prefix import PrefixCache, share_prefixes
 from statebound.llm.llama_scoring import score_text
 from statebound.llm.model_files import llama_cpp_missing
+from statebound.llm.scoring import most_likely
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -186,21 +187,13 @@ def _token_logprobs(raw: dict[str, Any] | None, top: int) -> tuple[TokenLogprob,
     if "content" in raw:  # chat shape
         return tuple(
             TokenLogprob(t["token"], float(t["logprob"]),
-                         _most_likely(((a["token"], a["logprob"]) for a in t.get("top_logprobs") or ()), top))
+                         most_likely(((a["token"], a["logprob"]) for a in t.get("top_logprobs") or ()), top))
             for t in raw["content"] or ())
     tops = raw.get("top_logprobs") or [None] * len(raw["tokens"])
     return tuple(
-        TokenLogprob(token, float(logprob), _most_likely((alternatives or {}).items(), top))
+        TokenLogprob(token, float(logprob), most_likely((alternatives or {}).items(), top))
         for token, logprob, alternatives in zip(raw["tokens"], raw["token_logprobs"], tops)
     )
-
-
-def _most_likely(alternatives: Any, top: int) -> tuple[tuple[str, float], ...]:
-    """The ``top`` most likely of (token, log-probability) pairs, most likely first."""
-    if top < 1:
-        return ()
-    ranked = sorted(((str(t), float(lp)) for t, lp in alternatives), key=lambda pair: -pair[1])
-    return tuple(ranked[:top])
 
 
 class LlamaCppLLM:

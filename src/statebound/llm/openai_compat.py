@@ -44,6 +44,7 @@ from statebound.llm.base import (
 from statebound.llm.config import OpenAISettings, Transport
 from statebound.llm.connection_faults import connection_fault
 from statebound.llm.retry import Fault, RetryPolicy, call_with_retries, parse_retry_after
+from statebound.llm.scoring import most_likely
 from statebound.llm.secrets import display_url, url_password
 from statebound.llm.testing import apply_stop
 
@@ -479,18 +480,14 @@ def _logprobs(raw: object) -> tuple[TokenLogprob, ...] | None:
     try:
         if (content := raw.get("content")) is not None:  # chat shape
             return tuple(TokenLogprob(str(t["token"]), float(t["logprob"]),
-                                      _ranked((a["token"], a["logprob"]) for a in t.get("top_logprobs") or ()))
+                                      most_likely((a["token"], a["logprob"]) for a in t.get("top_logprobs") or ()))
                          for t in content)
         tokens, values = raw.get("tokens"), raw.get("token_logprobs")
         if tokens is None or values is None:
             return None
         tops = raw.get("top_logprobs") or [None] * len(tokens)
-        return tuple(TokenLogprob(str(t), float(v), _ranked((top or {}).items()))
+        return tuple(TokenLogprob(str(t), float(v), most_likely((top or {}).items()))
                      for t, v, top in zip(tokens, values, tops) if v is not None)
     except (TypeError, KeyError, ValueError, AttributeError) as error:
         raise MalformedResponse(f"unreadable logprobs ({type(error).__name__}: {error})") from None
 
-
-def _ranked(alternatives: Any) -> tuple[tuple[str, float], ...]:
-    """A token's reported alternatives as (token, log-probability) pairs, most likely first."""
-    return tuple(sorted(((str(t), float(v)) for t, v in alternatives), key=lambda pair: -pair[1]))

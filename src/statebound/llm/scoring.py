@@ -8,10 +8,10 @@ compared per token (``"mean"``), or with the GNMT length penalty ``lp(n) = (5 + 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
-__all__ = ["DEFAULT_ALPHA", "Normalization", "length_penalty", "normalized_score", "text_score"]
+__all__ = ["DEFAULT_ALPHA", "Normalization", "length_penalty", "most_likely", "normalized_score", "text_score"]
 
 # PASS names alpha without giving its value; 0.6 is the usual GNMT/Tensor2Tensor setting.
 DEFAULT_ALPHA = 0.6
@@ -41,3 +41,10 @@ def text_score(logprobs: Sequence[float], *, normalization: Normalization = "mea
     if normalization == "sum":
         return math.fsum(logprobs)
     raise ValueError(f"unknown normalization {normalization!r}: use 'mean', 'gnmt' or 'sum'")
+
+
+def most_likely(alternatives: Iterable[tuple[object, object]], top: int | None = None) -> tuple[tuple[str, float], ...]:
+    """A token's reported alternatives as (token, log-probability) pairs, most likely first; the
+    ``top`` most likely only, when given."""
+    ranked = sorted(((str(t), float(lp)) for t, lp in alternatives), key=lambda pair: -pair[1])  # type: ignore[arg-type]
+    return tuple(ranked if top is None else ranked[:max(top, 0)])

@@ -12,6 +12,10 @@ The config file is ``$STATEBOUND_CONFIG`` if set, else ``$XDG_CONFIG_HOME/stateb
     attempts = 4                        # tries per request, the first included
     transport = "aiohttp"               # HTTP client: "aiohttp" (default when installed) or "httpx"
 
+    [prices]                            # USD per million prompt, completion tokens
+    "openai:local" = "free"
+    "openai:my-finetune" = [0.3, 1.2]
+
 Environment: ``STATEBOUND_MODEL``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``,
 ``STATEBOUND_OPENAI_MODEL`` (model for a bare ``openai``), ``STATEBOUND_TIMEOUT``,
 ``STATEBOUND_ATTEMPTS``, ``STATEBOUND_HTTP_TRANSPORT``. A key or table the file does not know (a
@@ -86,7 +90,12 @@ def _check_keys(config: dict[str, Any], path: Path) -> None:
     """Refuse keys and tables the file cannot hold, naming the closest known one."""
     where = f"config file {path}"
     for key, value in config.items():
-        if key in _TABLES:
+        if key == "prices" and isinstance(value, dict):  # any model name, each value a price
+            from statebound.llm.pricing import parse_price
+
+            for model, price in value.items():
+                parse_price(price, where=f"{where}: [prices] {model!r}")
+        elif key in _TABLES:
             if not isinstance(value, dict):
                 raise DefinitionError(f"{where}: {key} must be a table ([{key}] on a line of its own)")
             for name, item in value.items():
@@ -95,7 +104,7 @@ def _check_keys(config: dict[str, Any], path: Path) -> None:
                                           f"{_closest(name, _TABLES[key])}; [{key}] takes {', '.join(_TABLES[key])}")
                 _check_type(f"{where}: {name} in [{key}]", name, item)
         elif key not in _TOP_KEYS or isinstance(value, dict):
-            known = [*_TOP_KEYS, *(f"[{table}]" for table in _TABLES)]
+            known = [*_TOP_KEYS, *(f"[{table}]" for table in _TABLES), "[prices]"]
             shown = f"[{key}]" if isinstance(value, dict) else key
             candidates = {name: name for name in known} | {  # a table's key written at the top
                 name: f"{name} under [{table}]" for table, names in _TABLES.items() for name in names

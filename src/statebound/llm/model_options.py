@@ -7,7 +7,8 @@
   one without holding either; a URL keeps its host with the password masked.
 - **transport**: how to reach the model, not what it answers: ``base_url``, ``timeout``,
   ``attempts``, ``transport``, ``retry``, ``cache`` (a replay returns what the model returned),
-  ``n_threads`` (llama.cpp splits each product across threads, the sums are the same), and every
+  ``n_threads`` (llama.cpp splits each product across threads, the sums are the same), ``price``
+(what a token costs, not what the model answers), and every
   secret. These may change when a run is resumed; the run records what was used.
 - **result**: every other option (``mode``, ``n_ctx``, ``n_batch``, ``chat_format``,
   ``completions``, ``grammar_field``, ``scoring``, ``grammar``, ``replies``, and any option of a
@@ -39,7 +40,7 @@ __all__ = [
 OptionKind = Literal["secret", "transport", "result"]
 
 TRANSPORT_OPTIONS = frozenset(
-    {"base_url", "api_key", "timeout", "attempts", "transport", "retry", "cache", "n_threads"}
+    {"base_url", "api_key", "timeout", "attempts", "transport", "retry", "cache", "n_threads", "price"}
 )
 _SECRET_NAME = re.compile(
     r"(?:^|_)(?:api_?key|key|token|secret|password|passwd|credentials?)$", re.IGNORECASE

@@ -20,7 +20,7 @@ from statebound.llm.backends import GEMMA_CONTEXT, GGUF_CONTEXT, SMOLLM2_CONTEXT
 from statebound.llm.base import LLM
 from statebound.llm.config import default_model, load_config, resolve_openai_settings
 from statebound.llm.model_files import llama_cpp_missing
-from statebound.llm.pricing import PRICES, Price, price_for
+from statebound.llm.pricing import PRICES, Price, parse_price, price_for
 
 __all__ = ["MODEL_GROUP", "ModelInfo", "check_model", "list_models", "open_model"]
 
@@ -70,7 +70,8 @@ def open_model(name: str | None = None, **options: Any) -> LLM:
     "completion"), ``n_ctx``, ``n_threads``, ``n_batch``, ``chat_format``. OpenAI-compatible ones
     take ``base_url``, ``api_key``, ``timeout``, ``attempts``, ``transport`` ("aiohttp" or "httpx"),
     ``completions``, ``grammar_field``, ``scoring`` (the server returns prompt log-probabilities),
-    ``retry``. ``scripted`` takes ``replies``; ``function:``
+    ``retry``. Any model takes ``price`` (USD per million prompt, completion tokens: ``"0.15,0.6"``,
+or ``"free"``; else the config file's ``[prices]`` entry for the name). ``scripted`` takes ``replies``; ``function:``
     models take ``grammar=true`` (the responder reads grammars). Any model takes ``cache=PATH``:
     deterministic requests are answered from (and stored in) that file, see
     :mod:`statebound.llm.cache`.
@@ -80,13 +81,29 @@ def open_model(name: str | None = None, **options: Any) -> LLM:
         from statebound.llm.cache import CachedLLM
 
         return CachedLLM(open_model(name, **options), cache_path)
-    return _opener(name)(name, dict(options))
+    price = _price_option(name, options)
+    llm: LLM = _opener(name)(name, dict(options))
+    if price is not None:
+        PRICES[llm.model] = price
+    return llm
+
+
+def _price_option(name: str, options: dict[str, Any]) -> Price | None:
+    """The ``price`` model option (taken out of ``options``), else the config file's ``[prices]``
+    entry for ``name``; None when neither sets one."""
+    if "price" in options:
+        return parse_price(options.pop("price"), where=f"model option price of {name}")
+    prices = load_config().get("prices", {})
+    if name in prices:
+        return parse_price(prices[name], where=f"[prices] {name!r} in the config file")
+    return None
 
 
 def check_model(name: str, **options: Any) -> None:
     """Check, without opening it, that ``name`` names a backend and (when its opener declares
     them, see :func:`statebound.llm.backends.takes`) that it takes ``options``."""
     options.pop("cache", None)
+    _price_option(name, options)  # a price that does not parse stops the run before it starts
     opener = _opener(name.strip())
     allowed = getattr(opener, "options", None)
     if isinstance(allowed, frozenset):

@@ -93,6 +93,13 @@ class ModelOutputError(StateboundError):
     """Model output broke a rule and could not be corrected (the monitor or a parser gave up)."""
 
 
+class StructuredOutputError(ModelOutputError):
+    """A reply asked for in a JSON schema did not fit it, after every retry (``completion``: the
+    last reply)."""
+
+    completion: Any = None
+
+
 class EnvironmentUnavailable(StateboundError):
     """An environment cannot start (database not reachable, sandbox missing); the message names the fix."""
 

@@ -72,7 +72,7 @@ async def execute(
     start or, given a ``snapshot``, from where a stored run stood."""
     if not isinstance(task, str):
         raise DefinitionError(f"task must be a string, got {type(task).__name__}")
-    _check_deciders(machine, llm)
+    _check_models(machine, llm)
     sinks = sinks_of(on_event)
     listeners = Listeners(sinks, record_events) if (sinks or record_events) else None
     emit = listeners.pending.append if listeners is not None else None
@@ -190,13 +190,17 @@ def result_of(ctx: RunContext, trajectory: Sequence[str], reason: ExitReason, *,
     )
 
 
-def _check_deciders(machine: Machine, llm: LLM | None) -> None:
-    """Refuse before the run a decider whose chooser its model cannot run (``check_model``)."""
+def _check_models(machine: Machine, llm: LLM | None) -> None:
+    """Refuse before the run a decider whose chooser, or an output whose request (a JSON schema),
+    its model cannot run (their ``check_model``)."""
     for state in machine.states:
         model = (state.agent.llm if state.agent is not None else None) or llm
         for edge in machine.edges[state.name]:
             if (check := getattr(edge.decider, "check_model", None)) is not None:
                 check(model)
+        for output in state.outputs:
+            if (check := getattr(output, "check_model", None)) is not None:
+                check(model, where=f"state {state.name!r}")
 
 
 async def _next_state(ctx: RunContext, edges: Sequence[Edge]) -> tuple[str, str, Mapping[str, Any] | None]:

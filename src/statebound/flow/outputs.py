@@ -20,11 +20,13 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from statebound.errors import DefinitionError
+from statebound.errors import DefinitionError, StructuredOutputError
 from statebound.flow.agent import Agent
 from statebound.flow.choice import grammar_choice
 from statebound.flow.context import RunContext
+from statebound.flow.structured import ask_structured, check_schema_support
 from statebound.llm.base import LLM, Message, Request
+from statebound.llm.json_schema import SchemaTarget, json_schema
 
 __all__ = ["Agent", "CallLLM", "CallTool", "Instruction", "Output", "ToolFn", "ToolResult"]
 
@@ -81,6 +83,12 @@ class CallLLM:
     actions the environment accepts now). A :func:`~statebound.flow.choice.choice_grammar` makes the
     reply a choice, recorded in ``entry.data["choice"]`` as a ``Pick(method="grammar")`` records
     its own (named after the state), so reports count it among the choices.
+
+    ``schema`` (a pydantic model or type, or a JSON schema dict) asks for a reply in that schema
+    (:mod:`statebound.flow.structured`): the value read from it is in ``entry.data["structured"]``
+    (as JSON) and, with ``into``, written to that flow variable; a reply that does not fit is sent
+    back ``retries`` times, then the run ends with ``StructuredOutputError``. A model that cannot
+    hold a reply to the schema is refused before the run starts.
     """
 
     llm: LLM | None = None
@@ -92,6 +100,26 @@ class CallLLM:
     # fixes the draw when sampling at a temperature (backends that can): visit n of the state
     # draws with seed + n - 1, so a state entered again does not repeat its sample
     seed: int | None = None
+    schema: SchemaTarget | None = None
+    into: str | None = None
+    retries: int = 1
+
+    def __post_init__(self) -> None:
+        if self.schema is not None:
+            json_schema(self.schema)  # a schema that is not one is refused when the flow is built
+            if self.grammar is not None:
+                raise DefinitionError("CallLLM takes a grammar= or a schema=, not both")
+        elif self.into is not None:
+            raise DefinitionError(f"CallLLM(into={self.into!r}) writes the value read from a structured reply: "
+                                  "give it a schema= too")
+        if self.retries < 0:
+            raise DefinitionError(f"CallLLM(retries=) counts further tries, 0 or more, not {self.retries}")
+
+    def check_model(self, llm: LLM | None, *, where: str) -> None:
+        """Refuse, before the run, a model that cannot hold a reply to the schema."""
+        model = self.llm or llm
+        if self.schema is not None and model is not None:
+            check_schema_support(self.schema, model, where=where)
 
     async def run(self, ctx: RunContext) -> None:
         messages = ctx.messages() if self.render is None else tuple(self.render(ctx))
@@ -104,8 +132,21 @@ class CallLLM:
             grammar=grammar,
             seed=None if self.seed is None else self.seed + ctx.visits.get(ctx.state, 1) - 1,
         )
-        completion = await ctx.complete(request, llm=self.llm)
         name = ctx.speaker or (ctx.agent.name if ctx.agent is not None else None)
+        if self.schema is not None:
+            from pydantic_core import to_jsonable_python
+
+            try:
+                reply = await ask_structured(ctx, request, self.schema, llm=self.llm, retries=self.retries)
+            except StructuredOutputError as misfit:  # the last reply is kept, then the run ends
+                ctx.add("assistant", misfit.completion.text, "llm", name=name, usage=misfit.completion.usage)
+                raise
+            ctx.add("assistant", reply.completion.text, "llm", name=name, usage=reply.completion.usage,
+                    data={"structured": to_jsonable_python(reply.value)})
+            if self.into is not None:
+                ctx.update({self.into: reply.value}, by=f"CallLLM(into={self.into!r}) in state {ctx.state!r}")
+            return
+        completion = await ctx.complete(request, llm=self.llm)
         # a reply held to a choice grammar is a choice: recorded as a grammar Pick's is
         choice = grammar_choice(ctx.state, grammar, completion.text)
         ctx.add("assistant", completion.text, "llm", name=name, usage=completion.usage,

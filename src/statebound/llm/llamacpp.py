@@ -9,7 +9,8 @@ the call. Log-probabilities need ``logits_all=True`` (slower, more memory), so a
 instance with it is loaded only when a request first asks for log-probabilities.
 
 Greedy requests with a grammar check the grammar against the model's first choice before the
-whole vocabulary (:mod:`statebound.llm.lazy_grammar`): the same tokens, 1.2-1.26x faster.
+whole vocabulary (:mod:`statebound.llm.lazy_grammar`): the same tokens, 1.2-1.26x faster. A
+``Request.schema`` is held by the grammar made from it (:func:`statebound.llm.json_schema.grammar_for`).
 
 Two modes decide how chat messages are sent:
 
@@ -27,7 +28,7 @@ import atexit
 import functools
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -41,6 +42,7 @@ from statebound.llm.base import (
     TokenLogprob,
     Usage,
 )
+from statebound.llm.json_schema import GRAMMAR_SCHEMAS, grammar_for
 from statebound.llm.lazy_grammar import lazy_grammar_sampling
 from statebound.llm.llama_batch import score_batch
 from statebound.llm.llama_cancel import cancellable
@@ -230,7 +232,7 @@ class LlamaCppLLM:
     def capabilities(self) -> Capabilities:
         return Capabilities(
             completion=True, chat=True, logprobs=True, grammar=True, scoring=True, chat_scoring=True,
-            top_logprobs=TOP_LOGPROBS, extras=frozenset({"seed"}),
+            top_logprobs=TOP_LOGPROBS, schema=True, extras=frozenset({"seed", GRAMMAR_SCHEMAS}),
         )
 
     async def complete(self, request: Request) -> Completion:
@@ -246,6 +248,8 @@ class LlamaCppLLM:
         the call raises ``asyncio.CancelledError`` at its next evaluation step."""
         if request.score is not None:
             return self._score(request, cancel)
+        if request.schema is not None:  # held to the schema by the grammar made from it
+            request = replace(request, schema=None, grammar=grammar_for(request.schema, backend=self._model))
         engine = _load(self.path, self.options, request.logprobs or request.top_logprobs > 0)
         with engine.lock, cancellable(engine.llama, cancel), lazy_grammar_sampling(engine.llama):
             if request.grammar is not None:

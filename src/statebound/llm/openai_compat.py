@@ -20,9 +20,9 @@ import itertools
 import json
 import re
 import weakref
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from statebound.errors import (
     ContextOverflow,
@@ -43,6 +43,7 @@ from statebound.llm.base import (
 )
 from statebound.llm.config import OpenAISettings, Transport
 from statebound.llm.connection_faults import connection_fault
+from statebound.llm.json_schema import GRAMMAR_SCHEMAS, check_enforceable, grammar_for
 from statebound.llm.retry import Fault, RetryPolicy, call_with_retries, parse_retry_after
 from statebound.llm.scoring import most_likely
 from statebound.llm.secrets import display_url, url_password
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
 __all__ = ["MalformedResponse", "OpenAICompatLLM", "classify_openai_error", "default_transport"]
 
 T = TypeVar("T")
+ResponseFormat = Literal["json_schema", "json_object", "grammar", "none"]  # how a Request.schema is sent
 MAX_SERVER_STOPS = 4  # OpenAI accepts at most four stop sequences; the rest are applied here
 _COMPLETIONS_MODELS = ("gpt-3.5-turbo-instruct", "davinci-002", "babbage-002")
 _STATUS_HINTS = {
@@ -134,7 +136,10 @@ class OpenAICompatLLM:
     text. llama.cpp's own server, Ollama and OpenAI's current models return none; llama-cpp-python's
     server (0.3.16) returns numbers that are not the model's (measured: ``' of'`` after ``'The
     capital'`` gets -10.5 there, -0.41 from the same model embedded). Use a choice grammar there
-    (``Pick(method="grammar")`` with ``grammar_field="grammar"``). The HTTP client is
+    (``Pick(method="grammar")`` with ``grammar_field="grammar"``). ``response_format`` says how a
+    ``Request.schema`` is sent: ``"json_schema"`` (OpenAI, vLLM, Ollama), ``"json_object"`` (the
+    schema beside ``type: json_object``, as llama-cpp-python's server takes it), ``"grammar"`` (as
+    GBNF in ``grammar_field``) or ``"none"`` (schemas refused). The HTTP client is
     ``settings.transport`` (``None``: :func:`default_transport`). Each event loop gets its own
     client; ``await llm.aclose()`` closes the running loop's (``asyncio.run`` also closes it).
     """
@@ -147,11 +152,19 @@ class OpenAICompatLLM:
         grammar_field: str | None = None,
         scoring: bool = False,
         top_logprobs: int = 20,
+        response_format: ResponseFormat = "json_schema",
         retry: RetryPolicy | None = None,
     ) -> None:
         if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or top_logprobs < 0:
             raise DefinitionError(f"top_logprobs must be a count of 0 or more (0: the server reports no "
                                   f"alternatives; OpenAI allows 20), not {top_logprobs!r}")
+        if response_format not in get_args(ResponseFormat):
+            raise DefinitionError(f"response_format must be one of {', '.join(get_args(ResponseFormat))}, "
+                                  f"not {response_format!r}")
+        if response_format == "grammar" and grammar_field is None:
+            raise DefinitionError("response_format='grammar' sends the schema as a grammar: give grammar_field too "
+                                  "(grammar_field='grammar' for a llama.cpp server)")
+        self.response_format = response_format
         self.settings = settings
         self.retry = retry or RetryPolicy(attempts=settings.attempts)
         self.grammar_field = grammar_field
@@ -172,7 +185,8 @@ class OpenAICompatLLM:
         self._capabilities = Capabilities(
             completion=completions, chat=True, logprobs=True, grammar=grammar_field is not None,
             scoring=scoring and completions, chat_scoring=scoring, top_logprobs=top_logprobs,
-            extras=frozenset({"seed"}),
+            schema=response_format != "none",
+            extras=frozenset({"seed", *((GRAMMAR_SCHEMAS,) if response_format in ("json_object", "grammar") else ())}),
         )
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
             weakref.WeakKeyDictionary()
@@ -286,6 +300,10 @@ class OpenAICompatLLM:
                 f"{self.settings.model} has no /completions endpoint here: send chat messages, "
                 "or pass completions=True if the server has one"
             )
+        if request.schema is not None and self.response_format == "none":
+            raise UnsupportedFeature(
+                f"openai-compatible {self._url} is set up to take no JSON schema (response_format='none'): "
+                "use response_format='json_schema' (OpenAI, vLLM, Ollama) or 'json_object' (llama-cpp-python)")
         if request.grammar is not None and self.grammar_field is None:
             raise UnsupportedFeature(
                 "this OpenAI-compatible backend takes no grammar: pass grammar_field='grammar' "
@@ -308,6 +326,8 @@ class OpenAICompatLLM:
             body["seed"] = request.seed
         if request.grammar is not None and self.grammar_field is not None:
             body[self.grammar_field] = request.grammar
+        if request.schema is not None:
+            self._add_schema(body, request.schema)
         if request.messages is not None:
             body["messages"] = [{"role": m.role, "content": m.content} for m in request.messages]
             if request.logprobs or request.top_logprobs:
@@ -318,6 +338,17 @@ class OpenAICompatLLM:
             if request.logprobs or request.top_logprobs:
                 body["logprobs"] = max(1, request.top_logprobs)
         return body
+
+    def _add_schema(self, body: dict[str, Any], schema: Mapping[str, Any]) -> None:
+        """The schema in the request body, in the form this server takes (``response_format``)."""
+        if self.response_format == "json_schema":
+            body["response_format"] = {"type": "json_schema",
+                                       "json_schema": {"name": "reply", "schema": dict(schema), "strict": True}}
+        elif self.response_format == "json_object":  # llama-cpp-python enforces it with a grammar too
+            check_enforceable(schema, backend=f"openai-compatible {self._url} (response_format json_object)")
+            body["response_format"] = {"type": "json_object", "schema": dict(schema)}
+        else:
+            body[self.grammar_field or "grammar"] = grammar_for(schema, backend=f"openai-compatible {self._url}")
 
     async def _score(self, score_one: Callable[[str], Awaitable[tuple[Choice, Usage]]],
                      texts: tuple[str, ...]) -> Completion:

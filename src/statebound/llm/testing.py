@@ -39,10 +39,13 @@ def apply_stop(text: str, stop: Iterable[str]) -> tuple[str, str]:
 
 
 def refuse_unsupported(request: Request, capabilities: Capabilities) -> None:
-    """Raise :class:`UnsupportedFeature` for a scoring request to a double that does not score,
-    as a real backend would."""
+    """Raise :class:`UnsupportedFeature` for a scoring (or JSON-schema) request to a double that does
+    not score (or take schemas), as a real backend would."""
     if request.score is not None and not capabilities.scoring:
         raise UnsupportedFeature("this test double does not score text (give it capabilities with scoring=True)")
+    if request.schema is not None and not capabilities.schema:
+        raise UnsupportedFeature("this test double holds no reply to a JSON schema (give it capabilities with "
+                                 "schema=True)")
 
 
 def scored_completion(request: Request, scorer: Scorer, model: str) -> Completion:

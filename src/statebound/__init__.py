@@ -21,7 +21,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "statebound.flow": (
         "Flow", "State", "Agent", "Instruction", "CallLLM", "CallTool", "ToolResult", "Pick", "GroupChat",
         "Role", "AskHuman", "always", "contains", "matches", "repeated", "tool_ok", "tool_failed",
-        "llm_choice", "choose", "check_flow", "RunContext", "RunResult", "ExitReason", "Update",
+        "called", "llm_choice", "choose", "check_flow", "RunContext", "RunResult", "ExitReason", "Update",
     ),
     "statebound.flow.live": ("SQLiteCheckpointer", "PostgresCheckpointer", "open_checkpointer"),
     "statebound.llm": (
@@ -41,7 +41,7 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = [
     "__version__",
-    "Agent", "always", "AskHuman", "BackendProtocolError", "CallLLM", "CallTool", "Capabilities", "chat",
+    "Agent", "always", "AskHuman", "BackendProtocolError", "called", "CallLLM", "CallTool", "Capabilities", "chat",
     "check_flow", "check_llm", "check_spec", "Choice", "choose", "Completion", "contains", "DefinitionError",
     "EpisodeLimits", "execute_run", "Execution", "ExitReason", "finish_run", "Flow", "FunctionLLM",
     "GroupChat", "Instruction", "list_models", "LLM", "llm_choice", "load_bundled", "matches", "Message",
@@ -102,6 +102,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         ToolResult,
         Update,
         always,
+        called,
         check_flow,
         choose,
         contains,

@@ -27,7 +27,7 @@ from statebound.user_files import is_file_ref, load_ref
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from statebound.flow import Event, Flow, RunResult
+    from statebound.flow import Event, Flow, RunResult, TokenDelta
     from statebound.flow.live import Checkpointer
     from statebound.llm.base import LLM
 
@@ -67,7 +67,30 @@ def open_flow_model(name: str | None, options: list[str]) -> LLM:
     return open_llm(spec)
 
 
-def _printer(console: Console) -> Callable[[Event], None]:
+class _Pieces:
+    """Prints a reply's pieces as the model writes them (``statebound run`` at a terminal); the
+    reply's own line then only ends the streamed one."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.open = False  # a reply is being written on the current line
+
+    def __call__(self, delta: TokenDelta) -> None:
+        if not self.open:
+            self.console.print("[green]llm:[/] ", end="")
+            self.open = True
+        self.console.print(delta.text, end="", markup=False, highlight=False)
+
+    def close(self) -> bool:
+        """End the streamed line; whether there was one."""
+        if self.open:
+            self.console.print()
+            self.open = False
+            return True
+        return False
+
+
+def _printer(console: Console, pieces: _Pieces | None = None) -> Callable[[Event], None]:
     from rich.markup import escape
 
     from statebound.flow.events import refused_by_limit
@@ -80,6 +103,8 @@ def _printer(console: Console) -> Callable[[Event], None]:
             console.rule(f"[bold]{event.state}[/] (turn {event.turn}, visit {event.visit})")  # type: ignore[union-attr]
         elif kind == "message_added":
             entry = event.entry  # type: ignore[union-attr]
+            if entry.source == "llm" and pieces is not None and pieces.close():
+                return  # shown already, piece by piece
             who = entry.source + (f" {entry.name}" if entry.name else "")
             status = "" if entry.ok is None else (" ok" if entry.ok else " failed")
             colour = colours.get(entry.source, "white")
@@ -187,6 +212,7 @@ def run_command(
     resume: bool = typer.Option(False, "--resume", help="Continue the stored --thread from its last checkpoint."),
     answer: str | None = typer.Option(None, "--input", help="With --resume: the answer to the question a paused thread asks."),
     switch_model: bool = typer.Option(False, "--switch-model", help="With --resume: go on with another model than the thread ran with."),
+    tokens: bool | None = typer.Option(None, "--tokens/--no-tokens", help="Print each reply as the model writes it (default: when stdout is a terminal)."),
 ) -> None:
     """Run a flow on a task and print its trajectory state by state, then the usage.
 
@@ -210,11 +236,12 @@ def run_command(
             flow = flow.replace(max_turns=max_turns)
         llm = open_flow_model(model, model_option)
         store = open_checkpointer(store_path) if store_path is not None else None
-        sinks: list = [_printer(console)]
+        pieces = _Pieces(console) if (tokens if tokens is not None else console.is_terminal) else None
+        sinks: list = [_printer(console, pieces)]
         writer = JsonlTrace(trace, append=resume) if trace is not None else None
         if writer is not None:
             sinks.append(writer)
-        running: dict[str, Any] = {"llm": llm, "on_event": sinks, "record_events": False}
+        running: dict[str, Any] = {"llm": llm, "on_event": sinks, "record_events": False, "on_token": pieces}
         try:
             if resume:
                 assert store is not None and thread is not None  # _check_thread_options

@@ -3,7 +3,7 @@
 A :class:`Flow` has states; entering a state runs its output functions in order
 (:class:`Instruction`, :class:`CallLLM`, :class:`CallTool`, :class:`GroupChat`), each appending
 to the shared context history; then its transitions pick the next state, by rules over the history
-(:func:`contains`, :func:`matches`, :func:`repeated`, :func:`tool_ok`, :func:`tool_failed`, :func:`always`,
+(:func:`contains`, :func:`matches`, :func:`repeated`, :func:`tool_ok`, :func:`tool_failed`, :func:`called`, :func:`always`,
 :func:`choose`) or by asking an LLM (:func:`llm_choice`). A run ends in a final state or at a
 limit (turns, visits per state, token budget) and returns a :class:`RunResult`.
 :class:`Pick` is a choice state's output: the model picks one of the candidates the run supplies,
@@ -39,6 +39,7 @@ from statebound.flow.events import (
     MessageAdded,
     SpeakerSelected,
     StateEntered,
+    TokenDelta,
     TransitionTaken,
 )
 from statebound.flow.groupchat import AUTO, MANUAL, RANDOM, ROUND_ROBIN, GroupChat, Role
@@ -54,6 +55,7 @@ from statebound.flow.rules import (
     Decision,
     Rule,
     always,
+    called,
     choose,
     contains,
     llm_choice,
@@ -104,6 +106,7 @@ __all__ = [
     "repeated",
     "tool_ok",
     "tool_failed",
+    "called",
     "llm_choice",
     "choose",
     "parse_choice",
@@ -127,6 +130,7 @@ __all__ = [
     "StateEntered",
     "MessageAdded",
     "SpeakerSelected",
+    "TokenDelta",
     "TransitionTaken",
     "BudgetHit",
     "RunFinished",

@@ -18,12 +18,13 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from statebound.errors import DefinitionError
 from statebound.flow.agent import Agent
-from statebound.flow.events import BudgetHit, MessageAdded, StepEvent
+from statebound.flow.events import BudgetHit, MessageAdded, StepEvent, TokenDelta
 from statebound.flow.history import Entry, EntryRole, MessageCache, Source, system_text
 from statebound.flow.result import CallKind, CallRecord, ExitReason
 from statebound.flow.variables import VarsSpec
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
 from statebound.llm.conformance import check_llm, complete_checked
+from statebound.llm.streaming import streaming_to
 
 __all__ = ["MachineInfo", "PauseRun", "RunContext", "Snapshot", "StopRun", "VarsT"]
 
@@ -110,6 +111,7 @@ class RunContext(Generic[VarsT]):
         "_emit",
         "_llm",
         "_messages",
+        "_on_token",
         "agent",
         "calls",
         "deps",
@@ -138,6 +140,7 @@ class RunContext(Generic[VarsT]):
         llm: LLM | None,
         emit: Callable[[StepEvent], None] | None,
         cost: Callable[[str, Usage], float | None],
+        on_token: Callable[[TokenDelta], None] | None = None,
     ) -> None:
         self.flow = flow
         self.task = task
@@ -159,6 +162,7 @@ class RunContext(Generic[VarsT]):
         self._llm = llm
         self._emit = emit
         self._cost = cost
+        self._on_token = on_token
         self._messages = MessageCache()
         spec = flow.vars
         self.vars: VarsT = None if spec is None else spec.initial  # type: ignore[assignment]
@@ -254,15 +258,19 @@ class RunContext(Generic[VarsT]):
         return entry
 
     async def complete(
-        self, request: Request, *, llm: LLM | None = None, kind: CallKind = "llm"
+        self, request: Request, *, llm: LLM | None = None, kind: CallKind = "llm", stream: bool = False
     ) -> Completion:
-        """Call an LLM and record the usage (per call, per state, per run).
+        """Call an LLM and record the usage (per call, per state, per run). ``stream``: the reply
+        is one a person reads (not a score or a pick), handed on piece by piece when the run was
+        asked for tokens.
 
         The token budget is enforced by :meth:`check_budget`, which the engine calls after each
         output function, so the reply that uses the budget up is still kept in the history.
         """
         model = self.llm_for(llm)
-        completion = await complete_checked(model, request)
+        on_token, state = self._on_token, self.state
+        with streaming_to(None if on_token is None or not stream else lambda text: on_token(TokenDelta(state, text))):
+            completion = await complete_checked(model, request)
         usage = completion.usage
         self.usage = self.usage + usage
         state = self.state

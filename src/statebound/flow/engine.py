@@ -17,12 +17,13 @@ state, at the output function it had reached.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from statebound.errors import ContextOverflow, DefinitionError
 from statebound.flow.context import PauseRun, RunContext, Snapshot, StopRun
-from statebound.flow.events import BudgetHit, StateEntered, TransitionTaken
+from statebound.flow.events import BudgetHit, StateEntered, TokenDelta, TransitionTaken
 from statebound.flow.listeners import Event, EventCallback, Listeners, RunFinished, sinks_of
 from statebound.flow.machine import Machine
 from statebound.flow.result import ExitReason, RunResult
@@ -67,6 +68,7 @@ async def execute(
     record_events: bool,
     hook: RunHook | None = None,
     snapshot: Snapshot | None = None,
+    on_token: Callable[[TokenDelta], None] | None = None,
 ) -> RunResult:
     """Run ``machine`` on ``task`` (use :meth:`Flow.run <statebound.flow.Flow.run>`), from the
     start or, given a ``snapshot``, from where a stored run stood."""
@@ -76,7 +78,8 @@ async def execute(
     sinks = sinks_of(on_event)
     listeners = Listeners(sinks, record_events) if (sinks or record_events) else None
     emit = listeners.pending.append if listeners is not None else None
-    ctx: RunContext[Any] = RunContext(flow=machine, task=task, deps=deps, llm=llm, emit=emit, cost=_pricing())
+    ctx: RunContext[Any] = RunContext(flow=machine, task=task, deps=deps, llm=llm, emit=emit, cost=_pricing(),
+                                        on_token=on_token)
     states, edges_of = machine.states_by_name, machine.edges
     visit_limits, max_turns = machine.visit_limits, machine.max_turns
     budget = machine.token_budget
@@ -227,11 +230,22 @@ def _run_cost(ctx: RunContext) -> float | None:
     return float(sum(costs))  # type: ignore[arg-type]
 
 
-async def stream(machine: Machine, task: str, *, llm: LLM | None, deps: Any) -> AsyncIterator[Event]:
-    """Run ``machine`` in a task and yield its events as they come; ends after ``RunFinished``."""
-    queue: asyncio.Queue[Event] = asyncio.Queue()
+async def stream(machine: Machine, task: str, *, llm: LLM | None, deps: Any,
+                 tokens: bool = False) -> AsyncIterator[Event | TokenDelta]:
+    """Run ``machine`` in a task and yield its events as they come (with ``tokens``, each reply's
+    pieces too, as the model writes them); ends after ``RunFinished``."""
+    queue: asyncio.Queue[Event | TokenDelta] = asyncio.Queue()
+    loop, loop_thread = asyncio.get_running_loop(), threading.get_ident()
+
+    def piece(delta: TokenDelta) -> None:
+        if threading.get_ident() == loop_thread:
+            queue.put_nowait(delta)
+        else:  # the embedded model's worker thread: queued before the reply it is part of returns
+            loop.call_soon_threadsafe(queue.put_nowait, delta)
+
     runner = asyncio.ensure_future(
-        execute(machine, task, llm=llm, deps=deps, on_event=queue.put_nowait, record_events=False)
+        execute(machine, task, llm=llm, deps=deps, on_event=queue.put_nowait, record_events=False,
+                on_token=piece if tokens else None)
     )
     try:
         while True:

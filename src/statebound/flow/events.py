@@ -3,7 +3,8 @@
 Every event has a ``kind`` and a JSON-friendly :meth:`to_dict`. A run emits, in order:
 ``StateEntered`` (for each state reached), ``MessageAdded`` (for each history entry),
 ``SpeakerSelected`` (group chats), ``TransitionTaken`` (after a state's outputs) and ``BudgetHit``
-(when a turn, visit, round or token limit stops the run): the step events. The last event,
+(when a turn, visit, round or token limit stops the run): the step events; runs that ask for
+tokens also get ``TokenDelta`` pieces of each reply as it is written. The last event,
 ``RunFinished``, carries the result and lives in :mod:`statebound.flow.listeners`, so this module
 and :mod:`statebound.flow.result` do not import each other.
 """
@@ -22,6 +23,7 @@ __all__ = [
     "SpeakerSelected",
     "StateEntered",
     "StepEvent",
+    "TokenDelta",
     "TransitionTaken",
     "refused_by_limit",
 ]
@@ -109,6 +111,20 @@ class BudgetHit:
 
 
 StepEvent = StateEntered | MessageAdded | SpeakerSelected | TransitionTaken | BudgetHit
+
+
+@dataclass(frozen=True, slots=True)
+class TokenDelta:
+    """A piece of the reply the model in ``state`` is writing, as it comes (runs asked for tokens:
+    ``on_token=``, ``flow.stream(tokens=True)``); the whole reply follows as a ``MessageAdded``.
+    Not a step: never recorded in ``result.events`` or a checkpoint."""
+
+    kind: ClassVar[str] = "token"
+    state: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return _flat(self)
 
 _REFUSING = {"visits": "its visit limit", "turns": "the turn limit"}
 

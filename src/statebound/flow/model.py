@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from statebound.errors import DefinitionError
 from statebound.flow import draw, engine
+from statebound.flow.events import TokenDelta
 from statebound.flow.listeners import Event, EventCallback
 from statebound.flow.live.session import Running, run_thread
 from statebound.flow.live.store import Checkpointer
@@ -57,20 +58,23 @@ class Flow(Machine):
         record_events: bool = True,
         checkpointer: Checkpointer | None = None,
         thread: str | None = None,
+        on_token: Callable[[TokenDelta], None] | None = None,
     ) -> RunResult:
         """Solve ``task``: append it to the history, then move through the states until a final
         state, a limit or an error. ``llm`` is the default model; ``deps`` is passed to tools as
         ``ctx.deps``; ``on_event`` receives every event (sync or async callables);
-        ``record_events=False`` leaves ``result.events`` empty.
+        ``record_events=False`` leaves ``result.events`` empty; ``on_token`` receives each piece of
+        every reply as the model writes it (a ``TokenDelta``; from the model's worker thread when
+        it runs in one).
 
         With a ``checkpointer`` and a ``thread`` name every step is stored; running a stored
         thread again continues it from its last checkpoint."""
         if checkpointer is None and thread is None:
             return await engine.execute(self, task, llm=llm, deps=deps, on_event=on_event,
-                                        record_events=record_events)
+                                        record_events=record_events, on_token=on_token)
         if checkpointer is None or thread is None:
             raise DefinitionError("pass both checkpointer= and thread= to store a run (or neither)")
-        running = Running(llm, deps, on_event, record_events)
+        running = Running(llm, deps, on_event, record_events, on_token)
         return await run_thread(self, thread, store=checkpointer, running=running, task=task)
 
     async def resume(
@@ -83,15 +87,18 @@ class Flow(Machine):
         deps: Any = None,
         on_event: EventCallback | Sequence[EventCallback] | None = None,
         record_events: bool = True,
+        on_token: Callable[[TokenDelta], None] | None = None,
     ) -> RunResult:
         """Continue the stored ``thread`` from its last checkpoint. ``input`` answers the question
         a paused thread waits on (``result.pending``); a finished thread returns its result."""
-        running = Running(llm, deps, on_event, record_events)
+        running = Running(llm, deps, on_event, record_events, on_token)
         return await run_thread(self, thread, store=checkpointer, running=running, reply=input)
 
-    async def stream(self, task: str, *, llm: LLM | None = None, deps: Any = None) -> AsyncIterator[Event]:
-        """Run and yield each event as it happens; the last one is ``RunFinished`` (with the result)."""
-        async for event in engine.stream(self, task, llm=llm, deps=deps):
+    async def stream(self, task: str, *, llm: LLM | None = None, deps: Any = None,
+                     tokens: bool = False) -> AsyncIterator[Event | TokenDelta]:
+        """Run and yield each event as it happens; the last one is ``RunFinished`` (with the result).
+        ``tokens=True`` yields each reply's pieces too (``TokenDelta``) as the model writes them."""
+        async for event in engine.stream(self, task, llm=llm, deps=deps, tokens=tokens):
             yield event
 
     def run_sync(
@@ -104,10 +111,11 @@ class Flow(Machine):
         record_events: bool = True,
         checkpointer: Checkpointer | None = None,
         thread: str | None = None,
+        on_token: Callable[[TokenDelta], None] | None = None,
     ) -> RunResult:
         """:meth:`run` for synchronous code (works inside or outside a running event loop)."""
         return _run_blocking(lambda: self.run(task, llm=llm, deps=deps, on_event=on_event, record_events=record_events,
-                                              checkpointer=checkpointer, thread=thread))
+                                              checkpointer=checkpointer, thread=thread, on_token=on_token))
 
     def resume_sync(
         self,
@@ -119,10 +127,11 @@ class Flow(Machine):
         deps: Any = None,
         on_event: EventCallback | Sequence[EventCallback] | None = None,
         record_events: bool = True,
+        on_token: Callable[[TokenDelta], None] | None = None,
     ) -> RunResult:
         """:meth:`resume` for synchronous code."""
         return _run_blocking(lambda: self.resume(thread, checkpointer=checkpointer, input=input, llm=llm, deps=deps,
-                                                 on_event=on_event, record_events=record_events))
+                                                 on_event=on_event, record_events=record_events, on_token=on_token))
 
     # ---- drawing -------------------------------------------------------------------------
     def to_mermaid(self) -> str:

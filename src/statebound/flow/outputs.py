@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from statebound.errors import DefinitionError, StructuredOutputError
+from statebound.errors import DefinitionError, StructuredOutputError, UnsupportedFeature
 from statebound.flow.agent import Agent
 from statebound.flow.choice import grammar_choice
 from statebound.flow.context import RunContext
 from statebound.flow.structured import ask_structured, check_schema_support
+from statebound.flow.tool_calls import FunctionTool, as_tools, render_calls, run_tool_calls
+from statebound.flow.tool_result import ToolResult
 from statebound.llm.base import LLM, Message, Request
 from statebound.llm.json_schema import SchemaTarget, json_schema
 
@@ -36,18 +38,6 @@ class Output(Protocol):
     """An output function: runs on entering a state and appends to the history."""
 
     async def run(self, ctx: RunContext) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """What a tool returns: the ``output`` text for the history, whether it succeeded (``ok``),
-    optional structured ``data`` for later tools (never sent to the LLM) and ``update``, fields of
-    the flow variables to write (:mod:`statebound.flow.variables`)."""
-
-    output: str
-    ok: bool = True
-    data: Any = None
-    update: Mapping[str, Any] | None = None
 
 
 ToolFn = Callable[[RunContext], ToolResult | str | Awaitable[ToolResult | str]]
@@ -89,6 +79,11 @@ class CallLLM:
     (as JSON) and, with ``into``, written to that flow variable; a reply that does not fit is sent
     back ``retries`` times, then the run ends with ``StructuredOutputError``. A model that cannot
     hold a reply to the schema is refused before the run starts.
+
+    ``tools`` (Python functions, :mod:`statebound.flow.tool_calls`) are offered to the model as
+    the provider's tools (``tool_choice``: ``"auto"``, ``"required"`` or a function's name); the
+    calls it asks for run at once, each result a ``tool`` entry; ``entry.data["tool_calls"]`` of
+    the reply records them, and :func:`~statebound.flow.rules.called` branches on them.
     """
 
     llm: LLM | None = None
@@ -103,8 +98,18 @@ class CallLLM:
     schema: SchemaTarget | None = None
     into: str | None = None
     retries: int = 1
+    tools: Sequence[Callable[..., Any] | FunctionTool] = ()
+    tool_choice: str = "auto"
+    _offered: tuple[FunctionTool, ...] = field(init=False, repr=False, compare=False, default=())
 
     def __post_init__(self) -> None:
+        offered = as_tools(self.tools)
+        object.__setattr__(self, "_offered", offered)
+        if offered and (self.schema is not None or self.grammar is not None):
+            raise DefinitionError("CallLLM with tools= takes no schema= or grammar=")
+        if self.tool_choice not in ("auto", "required", *(tool.spec.name for tool in offered)):
+            raise DefinitionError(f"tool_choice is 'auto', 'required' or an offered function's name, "
+                                  f"not {self.tool_choice!r}")
         if self.schema is not None:
             json_schema(self.schema)  # a schema that is not one is refused when the flow is built
             if self.grammar is not None:
@@ -120,6 +125,9 @@ class CallLLM:
         model = self.llm or llm
         if self.schema is not None and model is not None:
             check_schema_support(self.schema, model, where=where)
+        if self._offered and model is not None and not model.capabilities.tools:
+            raise UnsupportedFeature(f"{where} offers the model tools, and {model.model} takes none: use the "
+                                     "embedded model or a server with tool calling")
 
     async def run(self, ctx: RunContext) -> None:
         messages = ctx.messages() if self.render is None else tuple(self.render(ctx))
@@ -131,6 +139,8 @@ class CallLLM:
             temperature=self.temperature,
             grammar=grammar,
             seed=None if self.seed is None else self.seed + ctx.visits.get(ctx.state, 1) - 1,
+            tools=tuple(tool.spec for tool in self._offered),
+            tool_choice=self.tool_choice,
         )
         name = ctx.speaker or (ctx.agent.name if ctx.agent is not None else None)
         if self.schema is not None:
@@ -146,7 +156,14 @@ class CallLLM:
             if self.into is not None:
                 ctx.update({self.into: reply.value}, by=f"CallLLM(into={self.into!r}) in state {ctx.state!r}")
             return
-        completion = await ctx.complete(request, llm=self.llm)
+        completion = await ctx.complete(request, llm=self.llm, stream=True)
+        calls = completion.choices[0].tool_calls
+        if calls:
+            ctx.add("assistant", completion.text if completion.text.strip() else render_calls(calls), "llm",
+                    name=name, usage=completion.usage, data={"tool_calls": [
+                        {"id": call.id, "name": call.name, "arguments": call.arguments} for call in calls]})
+            await run_tool_calls(ctx, calls, self._offered)
+            return
         # a reply held to a choice grammar is a choice: recorded as a grammar Pick's is
         choice = grammar_choice(ctx.state, grammar, completion.text)
         ctx.add("assistant", completion.text, "llm", name=name, usage=completion.usage,

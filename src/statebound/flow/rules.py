@@ -4,7 +4,7 @@ A state's ``transitions`` is an ordered list; the first that fires wins. Each it
 
 * ``(rule, "Target")`` -- ``rule(ctx) -> bool``: a :class:`Rule` from the helpers below
   (:func:`always`, :func:`contains`, :func:`matches`, :func:`repeated`, :func:`tool_ok`,
-  :func:`tool_failed`, combinable with ``&``, ``|``, ``~``) or any plain function of the :class:`RunContext`; or
+  :func:`tool_failed`, :func:`called`, combinable with ``&``, ``|``, ``~``) or any plain function of the :class:`RunContext`; or
 * a :class:`Decider` that names the target itself: :func:`llm_choice` (ask an LLM: it chooses
   among the allowed states with a chooser, :mod:`statebound.flow.choosers`, or writes a free
   answer parsed strictly, falling back when it names no allowed state) or :func:`choose` (your
@@ -32,6 +32,7 @@ __all__ = [
     "Decision",
     "Rule",
     "always",
+    "called",
     "choose",
     "contains",
     "llm_choice",
@@ -188,6 +189,17 @@ def tool_ok(name: str | None = None) -> Rule:
 def tool_failed(name: str | None = None) -> Rule:
     """Fires when the latest tool result of this state visit (of tool ``name``) failed."""
     return _tool_status(False, name)
+
+
+def called(name: str | None = None) -> Rule:
+    """Fires when the model's latest reply in this state visit called function ``name`` (any
+    function, if None) through ``CallLLM(tools=...)``."""
+    def test(ctx: RunContext) -> bool:
+        reply = ctx.last_of("llm", since_entered=True)
+        calls = reply.data.get("tool_calls", ()) if reply is not None and isinstance(reply.data, dict) else ()
+        return any(name is None or call["name"] == name for call in calls)
+
+    return Rule(test, f"called {name}" if name else "called a tool", history_only=True)
 
 
 @dataclass(frozen=True, slots=True)

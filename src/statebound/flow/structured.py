@@ -58,7 +58,7 @@ async def ask_structured(ctx: RunContext, request: Request, target: SchemaTarget
     request = replace(request, schema=json_schema(target))
     asked = request
     for attempt in range(retries + 1):
-        completion = await ctx.complete(asked, llm=llm)
+        completion = await ctx.complete(asked, llm=llm, stream=True)
         try:
             return StructuredReply(completion, read_reply(target, completion.text), attempt + 1)
         except SchemaMismatch as mismatch:

@@ -64,12 +64,32 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A function the model may call: its ``name``, what it does, and the JSON schema of its
+    arguments (an object schema)."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call the model asked for: ``arguments`` is the JSON text it wrote (not yet checked)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
 class Choice:
-    """One sampled continuation."""
+    """One sampled continuation; ``tool_calls`` the calls it asked for (requests with tools)."""
 
     text: str
     finish_reason: str = "stop"  # "stop" (stop sequence or end of text) or "length" (max_tokens)
     logprobs: tuple[TokenLogprob, ...] | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +114,9 @@ class Request:
     """A completion request: exactly one of ``prompt`` (plain completion) or ``messages`` (chat).
 
     ``grammar`` is a GBNF grammar; only backends that can constrain decoding accept it (others
-    raise :class:`~statebound.errors.UnsupportedFeature`). ``score`` asks for nothing to be
-    generated: the reply is ``score`` itself with the log-probability of each of its tokens as a
+    raise :class:`~statebound.errors.UnsupportedFeature`). ``tools`` offers functions to call
+    (``tool_choice``: ``"auto"``, ``"required"`` or one tool's name); the calls come back in
+    ``Choice.tool_calls``. ``score`` asks for nothing to be generated: the reply is ``score`` itself with the log-probability of each of its tokens as a
     continuation of the prompt (backends with ``capabilities.scoring``). A tuple of texts is
     scored each on its own as a continuation of the same prompt, one choice per text, in order;
     the usage counts the prompt once plus every text's tokens (what a backend that reuses the
@@ -114,6 +135,8 @@ class Request:
     score: str | tuple[str, ...] | None = None
     top_logprobs: int = 0
     schema: Mapping[str, Any] | None = None
+    tools: tuple[ToolSpec, ...] = ()
+    tool_choice: str = "auto"  # "auto" (a call or text), "required" (a call), or a tool's name
 
     def __post_init__(self) -> None:
         if (self.prompt is None) == (self.messages is None):
@@ -130,6 +153,10 @@ class Request:
             raise ValueError("top_logprobs must be 0 or more")
         if self.schema is not None and self.grammar is not None:
             raise ValueError("a Request takes a grammar= or a schema=, not both")
+        if self.tools and (self.schema is not None or self.grammar is not None or self.score is not None):
+            raise ValueError("a Request with tools= takes no grammar=, schema= or score=")
+        if self.tools and self.tool_choice not in ("auto", "required", *(t.name for t in self.tools)):
+            raise ValueError(f"tool_choice is 'auto', 'required' or a tool's name, not {self.tool_choice!r}")
 
     @property
     def scored_texts(self) -> tuple[str, ...]:
@@ -151,6 +178,7 @@ class Capabilities:
     chat_scoring: bool = False  # takes Request(messages=..., score=...) too
     top_logprobs: int = 0  # the most Request.top_logprobs it reports per generated token
     schema: bool = False  # holds replies to a JSON schema (Request.schema)
+    tools: bool = False  # takes Request.tools and returns the calls in Choice.tool_calls
     extras: frozenset[str] = field(default_factory=frozenset)
 
 

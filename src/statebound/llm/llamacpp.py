@@ -10,7 +10,9 @@ instance with it is loaded only when a request first asks for log-probabilities.
 
 Greedy requests with a grammar check the grammar against the model's first choice before the
 whole vocabulary (:mod:`statebound.llm.lazy_grammar`): the same tokens, 1.2-1.26x faster. A
-``Request.schema`` is held by the grammar made from it (:func:`statebound.llm.json_schema.grammar_for`).
+``Request.schema`` is held by the grammar made from it (:func:`statebound.llm.json_schema.grammar_for`),
+and ``Request.tools`` become calls under a grammar (:mod:`statebound.llm.tool_grammar`). Replies
+are streamed to a listener set with :func:`statebound.llm.streaming.streaming_to`.
 
 Two modes decide how chat messages are sent:
 
@@ -48,8 +50,11 @@ from statebound.llm.llama_batch import score_batch
 from statebound.llm.llama_cancel import cancellable
 from statebound.llm.llama_prefix import PrefixCache, share_prefixes
 from statebound.llm.llama_scoring import score_text
+from statebound.llm.llama_stream import gather_stream
 from statebound.llm.model_files import llama_cpp_missing
 from statebound.llm.scoring import most_likely
+from statebound.llm.streaming import token_sink
+from statebound.llm.tool_grammar import tool_call_request, with_tool_calls
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -232,7 +237,7 @@ class LlamaCppLLM:
     def capabilities(self) -> Capabilities:
         return Capabilities(
             completion=True, chat=True, logprobs=True, grammar=True, scoring=True, chat_scoring=True,
-            top_logprobs=TOP_LOGPROBS, schema=True, extras=frozenset({"seed", GRAMMAR_SCHEMAS}),
+            top_logprobs=TOP_LOGPROBS, schema=True, tools=True, extras=frozenset({"seed", GRAMMAR_SCHEMAS}),
         )
 
     async def complete(self, request: Request) -> Completion:
@@ -250,6 +255,9 @@ class LlamaCppLLM:
             return self._score(request, cancel)
         if request.schema is not None:  # held to the schema by the grammar made from it
             request = replace(request, schema=None, grammar=grammar_for(request.schema, backend=self._model))
+        if request.tools:  # described to the model, each reply held to a call by a grammar
+            completion = self.complete_blocking(tool_call_request(request, backend=self._model), cancel=cancel)
+            return with_tool_calls(completion, request.tools)
         engine = _load(self.path, self.options, request.logprobs or request.top_logprobs > 0)
         with engine.lock, cancellable(engine.llama, cancel), lazy_grammar_sampling(engine.llama):
             if request.grammar is not None:
@@ -339,24 +347,33 @@ class LlamaCppLLM:
             if request.grammar is not None
             else None,
         }
+        # streamed when someone listens, for one sample without log-probabilities
+        sink = token_sink() if request.n == 1 and not (request.logprobs or request.top_logprobs) else None
+        chat = request.messages is not None and self.mode == "chat"
+        raw: Any
         try:
-            if request.messages is not None and self.mode == "chat":
-                messages: Any = [{"role": m.role, "content": m.content} for m in request.messages]
-                return llama.create_chat_completion(  # type: ignore[return-value]
+            if chat:
+                messages: Any = [{"role": m.role, "content": m.content} for m in request.messages or ()]
+                raw = llama.create_chat_completion(
                     messages=messages,
                     logprobs=request.logprobs or request.top_logprobs > 0,
                     top_logprobs=max(1, request.top_logprobs) if request.logprobs or request.top_logprobs else None,
+                    stream=sink is not None,
                     **common,
                 )
-            if request.messages is not None:
-                prompt = render_transcript(request.messages)
-                common["stop"].append(TRANSCRIPT_STOP)
             else:
-                prompt = request.prompt or ""
-            return llama.create_completion(  # type: ignore[return-value]
-                prompt=prompt, logprobs=max(1, request.top_logprobs) if request.logprobs or request.top_logprobs
-                else None, **common
-            )
+                if request.messages is not None:
+                    prompt = render_transcript(request.messages)
+                    common["stop"].append(TRANSCRIPT_STOP)
+                else:
+                    prompt = request.prompt or ""
+                raw = llama.create_completion(
+                    prompt=prompt, logprobs=max(1, request.top_logprobs) if request.logprobs or request.top_logprobs
+                    else None, stream=sink is not None, **common
+                )
+            if sink is not None:
+                return gather_stream(llama, raw, sink, chat=chat)
+            return raw  # type: ignore[no-any-return]
         except ValueError as error:
             if "context window" not in str(error):
                 raise

@@ -19,6 +19,7 @@ import importlib.util
 import itertools
 import json
 import re
+import warnings
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from statebound.llm.base import (
     Message,
     Request,
     TokenLogprob,
+    ToolCall,
     Usage,
 )
 from statebound.llm.config import OpenAISettings, Transport
@@ -47,7 +49,9 @@ from statebound.llm.json_schema import GRAMMAR_SCHEMAS, check_enforceable, gramm
 from statebound.llm.retry import Fault, RetryPolicy, call_with_retries, parse_retry_after
 from statebound.llm.scoring import most_likely
 from statebound.llm.secrets import display_url, url_password
+from statebound.llm.streaming import TokenSink, token_sink
 from statebound.llm.testing import apply_stop
+from statebound.llm.tool_grammar import tool_call_request, with_tool_calls
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -56,6 +60,7 @@ __all__ = ["MalformedResponse", "OpenAICompatLLM", "classify_openai_error", "def
 
 T = TypeVar("T")
 ResponseFormat = Literal["json_schema", "json_object", "grammar", "none"]  # how a Request.schema is sent
+ToolCalls = Literal["native", "grammar", "none"]  # how Request.tools are sent: the server's tools, or a grammar
 MAX_SERVER_STOPS = 4  # OpenAI accepts at most four stop sequences; the rest are applied here
 _COMPLETIONS_MODELS = ("gpt-3.5-turbo-instruct", "davinci-002", "babbage-002")
 _STATUS_HINTS = {
@@ -103,7 +108,8 @@ def classify_openai_error(error: Exception, *, where: str = "the server", timeou
 
 
 def _status_fault(status: int, message: str, headers: Any) -> Fault:
-    retryable = status in (408, 409, 429) or status >= 500
+    # a server that refuses the request's response_format (llama-cpp-python answers 500) does so every time
+    retryable = (status in (408, 409, 429) or status >= 500) and "response_format" not in message
     label = _STATUS_HINTS.get(
         status, "rate limited" if status == 429 else "server error" if status >= 500 else "request rejected"
     )
@@ -139,7 +145,12 @@ class OpenAICompatLLM:
     (``Pick(method="grammar")`` with ``grammar_field="grammar"``). ``response_format`` says how a
     ``Request.schema`` is sent: ``"json_schema"`` (OpenAI, vLLM, Ollama), ``"json_object"`` (the
     schema beside ``type: json_object``, as llama-cpp-python's server takes it), ``"grammar"`` (as
-    GBNF in ``grammar_field``) or ``"none"`` (schemas refused). The HTTP client is
+    GBNF in ``grammar_field``) or ``"none"`` (schemas refused). ``tool_calls`` says how
+    ``Request.tools`` are sent: ``"native"`` (the server's ``tools``; a server that answers a
+    required call without one is named as ignoring them), ``"grammar"`` (described in a system
+    message, the reply held to a call by a grammar, :mod:`statebound.llm.tool_grammar`: for
+    llama-cpp-python's server, which ignores ``tools`` unless ``tool_choice`` names one) or
+    ``"none"``. The HTTP client is
     ``settings.transport`` (``None``: :func:`default_transport`). Each event loop gets its own
     client; ``await llm.aclose()`` closes the running loop's (``asyncio.run`` also closes it).
     """
@@ -153,6 +164,7 @@ class OpenAICompatLLM:
         scoring: bool = False,
         top_logprobs: int = 20,
         response_format: ResponseFormat = "json_schema",
+        tool_calls: ToolCalls = "native",
         retry: RetryPolicy | None = None,
     ) -> None:
         if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or top_logprobs < 0:
@@ -164,7 +176,14 @@ class OpenAICompatLLM:
         if response_format == "grammar" and grammar_field is None:
             raise DefinitionError("response_format='grammar' sends the schema as a grammar: give grammar_field too "
                                   "(grammar_field='grammar' for a llama.cpp server)")
+        if tool_calls not in get_args(ToolCalls):
+            raise DefinitionError(f"tool_calls must be one of {', '.join(get_args(ToolCalls))}, not {tool_calls!r}")
+        if tool_calls == "grammar" and grammar_field is None:
+            raise DefinitionError("tool_calls='grammar' holds replies to calls with a grammar: give grammar_field too "
+                                  "(grammar_field='grammar' for a llama.cpp server)")
         self.response_format = response_format
+        self.tool_calls = tool_calls
+        self._said_no_stream_usage = False  # a stream without usage is named once per backend
         self.settings = settings
         self.retry = retry or RetryPolicy(attempts=settings.attempts)
         self.grammar_field = grammar_field
@@ -185,7 +204,7 @@ class OpenAICompatLLM:
         self._capabilities = Capabilities(
             completion=completions, chat=True, logprobs=True, grammar=grammar_field is not None,
             scoring=scoring and completions, chat_scoring=scoring, top_logprobs=top_logprobs,
-            schema=response_format != "none",
+            schema=response_format != "none", tools=tool_calls != "none",
             extras=frozenset({"seed", *((GRAMMAR_SCHEMAS,) if response_format in ("json_object", "grammar") else ())}),
         )
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
@@ -270,12 +289,26 @@ class OpenAICompatLLM:
             return await self._score(functools.partial(self._score_chat_one, request.messages), request.scored_texts)
         if request.score is not None:
             return await self._score(functools.partial(self._score_one, request.prompt or ""), request.scored_texts)
+        if request.tools and self.tool_calls == "grammar":
+            return with_tool_calls(await self.complete(tool_call_request(request, backend=self.model)), request.tools)
         choices: list[Choice] = []
         usage = Usage()
         while len(choices) < request.n:  # servers without ``n`` send one choice per call
-            more, more_usage = await self._retrying(lambda: self._call(request, request.n - len(choices)))
+            try:
+                more, more_usage = await self._retrying(lambda: self._call(request, request.n - len(choices)))
+            except ProviderError as error:
+                if request.schema is None or "response_format" not in str(error):
+                    raise
+                raise UnsupportedFeature(
+                    f"{error}; the server does not take response_format {self.response_format!r}: for "
+                    "llama-cpp-python's server use --model-option response_format=json_object") from None
             choices.extend(more)
             usage += more_usage
+        if request.tools and request.tool_choice != "auto" and not all(c.tool_calls for c in choices):
+            raise UnsupportedFeature(
+                f"openai-compatible {self._url} answered without a tool call although tool_choice="
+                f"{request.tool_choice!r} requires one: the server ignores tools; use "
+                "--model-option tool_calls=grammar with grammar_field=grammar (llama.cpp's servers)")
         return Completion(choices=tuple(choices[: request.n]), usage=usage, model=self.model)
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
@@ -304,6 +337,10 @@ class OpenAICompatLLM:
             raise UnsupportedFeature(
                 f"openai-compatible {self._url} is set up to take no JSON schema (response_format='none'): "
                 "use response_format='json_schema' (OpenAI, vLLM, Ollama) or 'json_object' (llama-cpp-python)")
+        if request.tools and self.tool_calls == "none":
+            raise UnsupportedFeature(
+                f"openai-compatible {self._url} is set up to take no tools (tool_calls='none'): use "
+                "tool_calls='native', or 'grammar' with grammar_field='grammar' for llama.cpp's servers")
         if request.grammar is not None and self.grammar_field is None:
             raise UnsupportedFeature(
                 "this OpenAI-compatible backend takes no grammar: pass grammar_field='grammar' "
@@ -328,6 +365,12 @@ class OpenAICompatLLM:
             body[self.grammar_field] = request.grammar
         if request.schema is not None:
             self._add_schema(body, request.schema)
+        if request.tools:
+            body["tools"] = [{"type": "function", "function": {"name": tool.name, "description": tool.description,
+                                                               "parameters": dict(tool.parameters)}}
+                             for tool in request.tools]
+            body["tool_choice"] = request.tool_choice if request.tool_choice in ("auto", "required") else {
+                "type": "function", "function": {"name": request.tool_choice}}
         if request.messages is not None:
             body["messages"] = [{"role": m.role, "content": m.content} for m in request.messages]
             if request.logprobs or request.top_logprobs:
@@ -404,8 +447,42 @@ class OpenAICompatLLM:
     async def _call(self, request: Request, n: int) -> tuple[list[Choice], Usage]:
         client = await self._client()
         path = "/chat/completions" if request.messages is not None else "/completions"
-        raw = await client.post(path, body=self._body(request, n), cast_to=bytes)
+        body = self._body(request, n)
+        sink = token_sink() if n == 1 and not request.tools and not (request.logprobs or request.top_logprobs) else None
+        if sink is not None:
+            return _parse(await self._streamed(client, path, body, sink), request)
+        raw = await client.post(path, body=body, cast_to=bytes)
         return _parse(raw, request)
+
+    async def _streamed(self, client: AsyncOpenAI, path: str, body: dict[str, Any], sink: TokenSink) -> bytes:
+        """The reply by server-sent events, each piece handed to ``sink``, gathered into the body an
+        unstreamed call returns. A server that sends no usage with a stream (llama-cpp-python's)
+        gets its pieces counted as completion tokens and no prompt tokens, said once."""
+        import openai
+
+        events = await client.post(path, body={**body, "stream": True, "stream_options": {"include_usage": True}},
+                                   cast_to=object, stream=True, stream_cls=openai.AsyncStream[object])
+        pieces: list[str] = []
+        finish, usage = None, None
+        async for event in events:
+            if not isinstance(event, dict):
+                raise MalformedResponse(f"a streamed event is a {type(event).__name__}, not an object")
+            usage = event.get("usage") or usage
+            for choice in event.get("choices") or ():
+                piece = (choice.get("delta") or {}).get("content") if "delta" in choice else choice.get("text")
+                if piece:
+                    pieces.append(piece)
+                    sink(piece)
+                finish = choice.get("finish_reason") or finish
+        if usage is None and not self._said_no_stream_usage:
+            self._said_no_stream_usage = True
+            warnings.warn(f"openai-compatible {self._url} sends no usage with a streamed reply: its completion tokens "
+                          "are counted from the pieces, its prompt tokens are not counted", stacklevel=4)
+        if usage is None:
+            usage = {"prompt_tokens": 0, "completion_tokens": len(pieces)}
+        text = "".join(pieces)
+        shape = {"message": {"role": "assistant", "content": text}} if path == "/chat/completions" else {"text": text}
+        return json.dumps({"choices": [{**shape, "finish_reason": finish}], "usage": usage}).encode()
 
 
 def _parse(raw: bytes, request: Request) -> tuple[list[Choice], Usage]:
@@ -459,7 +536,24 @@ def _choice(raw: object, request: Request) -> Choice:
         finish_reason="stop" if text != original else (finish if isinstance(finish, str) and finish
                                                       else "stop"),
         logprobs=_logprobs(raw.get("logprobs")) if request.logprobs or request.top_logprobs else None,
+        tool_calls=_tool_calls(message.get("tool_calls")) if isinstance(message, dict) and request.tools else (),
     )
+
+
+def _tool_calls(raw: object) -> tuple[ToolCall, ...]:
+    """The chat shape's ``tool_calls`` (``[{id, type: function, function: {name, arguments}}]``)."""
+    if raw is None:
+        return ()
+    calls: list[Any] = raw if isinstance(raw, list) else []
+    if not isinstance(raw, list):
+        raise MalformedResponse(f"tool_calls is a {type(raw).__name__}, not a list")
+    try:
+        return tuple(ToolCall(str(call.get("id") or f"call{index}"), str(call["function"]["name"]),
+                              arguments if isinstance(arguments := call["function"].get("arguments"), str)
+                              else json.dumps(arguments or {}))
+                     for index, call in enumerate(calls))
+    except (TypeError, KeyError, AttributeError) as error:
+        raise MalformedResponse(f"unreadable tool_calls ({type(error).__name__}: {error})") from None
 
 
 def _span_logprobs(raw: object, *, start: int, end: int) -> tuple[TokenLogprob, ...] | None:

@@ -9,12 +9,14 @@ from its replies: a flow that generates and picks is tested with one script for 
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from statebound.errors import UnsupportedFeature
 from statebound.llm.base import Capabilities, Choice, Completion, Request, TokenLogprob, Usage
+from statebound.llm.streaming import token_sink
 
 Reply = str | Choice
 Scorer = Callable[[str, str], Sequence[float]]
@@ -39,10 +41,12 @@ def apply_stop(text: str, stop: Iterable[str]) -> tuple[str, str]:
 
 
 def refuse_unsupported(request: Request, capabilities: Capabilities) -> None:
-    """Raise :class:`UnsupportedFeature` for a scoring (or JSON-schema) request to a double that does
-    not score (or take schemas), as a real backend would."""
+    """Raise :class:`UnsupportedFeature` for a scoring (JSON-schema, tools) request to a double that
+    does not score (take schemas, take tools), as a real backend would."""
     if request.score is not None and not capabilities.scoring:
         raise UnsupportedFeature("this test double does not score text (give it capabilities with scoring=True)")
+    if request.tools and not capabilities.tools:
+        raise UnsupportedFeature("this test double takes no tools (give it capabilities with tools=True)")
     if request.schema is not None and not capabilities.schema:
         raise UnsupportedFeature("this test double holds no reply to a JSON schema (give it capabilities with "
                                  "schema=True)")
@@ -94,7 +98,8 @@ class ScriptedLLM:
     """Replays queued replies in order; raises when the script runs out.
 
     ``ScriptedLLM(["Thought: ...", "Action: submit"])``; every request is kept in ``requests``
-    for assertions. Stop sequences and ``max_tokens`` (in words) are applied to each reply.
+    for assertions. Stop sequences and ``max_tokens`` (in words) are applied to each reply; a
+    reply asked for while a token sink listens (:mod:`statebound.llm.streaming`) streams word by word.
     Scoring requests go to ``scorer`` (module docstring) and take no reply from the queue.
     """
 
@@ -126,6 +131,9 @@ class ScriptedLLM:
                 "enqueue more or check the flow"
             )
         choices = [_choice(self._queue.popleft(), request) for _ in range(request.n)]
+        if (sink := token_sink()) is not None and request.n == 1:  # streamed word by word, as a server would
+            for piece in re.findall(r"\s*\S+", choices[0].text):
+                sink(piece)
         return _completion(choices, request, self.model)
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from statebound.errors import CheckpointError
 from statebound.flow import engine
 from statebound.flow.context import RunContext, Snapshot
+from statebound.flow.events import TokenDelta
 from statebound.flow.history import Entry
 from statebound.flow.listeners import EventCallback
 from statebound.flow.live.codec import encode
@@ -45,11 +46,13 @@ class Running:
     deps: Any = None
     on_event: EventCallback | Sequence[EventCallback] | None = None
     record_events: bool = True
+    on_token: Callable[[TokenDelta], None] | None = None
 
     async def execute(self, machine: Machine, task: str, *, hook: Recorder,
                       snapshot: Snapshot | None = None) -> RunResult:
         return await engine.execute(machine, task, llm=self.llm, deps=self.deps, on_event=self.on_event,
-                                    record_events=self.record_events, hook=hook, snapshot=snapshot)
+                                    record_events=self.record_events, hook=hook, snapshot=snapshot,
+                                    on_token=self.on_token)
 
 
 async def run_thread(machine: Machine, thread: str, *, store: Checkpointer, running: Running,

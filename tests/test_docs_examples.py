@@ -134,7 +134,8 @@ def test_doc_example_runs_and_prints_its_claims(
     if "OPENAI_API_KEY" not in os.environ:
         # models.md opens OpenAI clients "with the key from OPENAI_API_KEY"; nothing is sent.
         monkeypatch.setenv("OPENAI_API_KEY", "sk-docs-example")
-    exec(compile(example.code, example.label, "exec"), {"__name__": "__main__"})  # noqa: S102 - as `python file.py`
+    exec(compile(example.code, example.label, "exec", dont_inherit=True),  # noqa: S102 - as `python file.py`
+         {"__name__": "__main__"})
     assert_printed(claims(example.code), capsys.readouterr().out, example.label)
 
 

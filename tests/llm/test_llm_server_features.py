@@ -113,3 +113,19 @@ async def test_flow_stream_yields_tokens_from_the_server(llama_server: str) -> N
     reply = kinds.index("message_added", kinds.index("token"))
     assert kinds[-1] == "run_finished" and all(k == "token" for k in kinds[kinds.index("token"):reply])
     assert event.result.history[-1].content == "".join(pieces)  # type: ignore[union-attr]
+
+
+def test_a_grammar_pick_by_a_json_schema_enum_through_response_format(llama_server: str) -> None:
+    from statebound import Pick
+
+    llm = open_model("openai:local", base_url=llama_server, response_format="json_object", top_logprobs=0)
+    flow = Flow(name="ask", initial="Ask", states=[
+        State("Ask", outputs=[Instruction("Which city is the capital of France?"),
+                              Pick(lambda ctx: ["Paris", "Berlin", "Rome"], method="grammar")],
+              transitions=[(always(), "End")]),
+        State("End", final=True)])
+    result = flow.run_sync("t", llm=llm)
+    choice = result.history[-1].data["choice"]
+    assert result.exit_reason is ExitReason.FINAL and choice["method"] == "grammar"
+    assert choice["candidates"] == ["Paris", "Berlin", "Rome"] and result.history[-1].content == \
+        choice["candidates"][choice["picked"]]

@@ -3,9 +3,11 @@
     .venv/bin/python benchmarks/compare_runs.py BEFORE_DIR AFTER_DIR [--agent NAME ...]
 
 For each agent stored in both run directories (or those named), over the tasks both hold: the
-successes before and after, the tasks solved only before and only after, and, where the two differ
-in no task, the mean prompt tokens and model calls per episode before and after (a change that
-keeps every pick may still call the model less). Used for the scoped machines' rewrites: the
+successes before and after, the tasks solved only before and only after, the tasks whose choices
+differ (what was chosen at each pick, among which candidates: a rewrite that keeps the machine's
+behaviour changes none; a seeded random control must change none), and the mean prompt tokens and
+model calls per episode before and after (a change that keeps every pick may still call the model
+less). Used for the scoped machines' rewrites: the
 records under benchmarks/records/ are BEFORE, a fresh run of the same command is AFTER.
 """
 
@@ -29,6 +31,12 @@ def by_agent(run_dir: Path) -> dict[str, dict[tuple[str, int], EpisodeResult]]:
     return found
 
 
+def choices_of(result: EpisodeResult) -> list[tuple[object, ...]]:
+    """Each pick of an episode: its name, candidates and the index picked."""
+    return [(c.get("name"), tuple(c.get("candidates") or ()), c.get("picked"))
+            for entry in result.trajectory if isinstance(c := entry.get("choice"), dict)]
+
+
 def mean(values: Iterable[float]) -> float:
     values = list(values)
     return sum(values) / len(values) if values else 0.0
@@ -48,6 +56,8 @@ def compare(before: Path, after: Path, agents: list[str]) -> None:
               f"after {sum(b[k].success for k in shared)}")
         print(f"  solved only before: {', '.join(only_before) or 'none'}")
         print(f"  solved only after:  {', '.join(only_after) or 'none'}")
+        differ = [task for task, seed in shared if choices_of(a[(task, seed)]) != choices_of(b[(task, seed)])]
+        print(f"  choices differ in {len(differ)} tasks{': ' + ', '.join(differ) if differ else ''}")
         print(f"  prompt tokens per episode: before {mean(a[k].prompt_tokens for k in shared):.0f}, "
               f"after {mean(b[k].prompt_tokens for k in shared):.0f}; model calls per episode: before "
               f"{mean(a[k].llm_calls for k in shared):.2f}, after {mean(b[k].llm_calls for k in shared):.2f}")

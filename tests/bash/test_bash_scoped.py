@@ -4,16 +4,24 @@ model, and (integration) the real embedded model."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
 from bash_doubles import needs_sandbox
 
-from statebound.agents.bash.scoped import END, PIPE, Progress, initial_tool, progress_of
+from statebound.agents.bash.scoped import (
+    END,
+    PIPE,
+    Progress,
+    after_action,
+    after_pick,
+    initial_tool,
+)
 from statebound.agents.bash.vocabulary import Vocabulary
 from statebound.bench.evaluate import run_task
 from statebound.envs.bash import BashEnv
-from statebound.flow import CallTool, Entry, Flow, State, always
+from statebound.flow import CallTool, Flow, Picked, State, always
 from statebound.llm.testing import ScriptedLLM
 
 _COMMAND = re.compile(r"\$ ?(.*)$")
@@ -146,7 +154,7 @@ async def test_the_compose_control_builds_without_a_model():
 @needs_sandbox
 def test_init_lists_the_sandbox_and_the_programs_the_shell_has():
     vocabulary = Vocabulary(heads=("find @PATH@", "no-such-program-here @PATH@"), pipes=("wc -l",))
-    flow = Flow(name="init", initial="Init", states=[
+    flow = Flow(name="init", initial="Init", vars=Progress, states=[
         State("Init", outputs=[CallTool(initial_tool(vocabulary))], transitions=[(always(), "End")]),
         State("End", final=True)])
     env = BashEnv()
@@ -159,7 +167,7 @@ def test_init_lists_the_sandbox_and_the_programs_the_shell_has():
     assert result.history[-1].ok and env.turns == 1
     assert "/testbed/hello.php" in data["paths"] and "/testbed" in data["paths"]
     assert not any(p.startswith(("/usr", "/proc")) for p in data["paths"])
-    assert data["programs"] == ["find", "wc"]
+    assert data["programs"] == ["find", "wc"] and result.vars.programs == ("find", "wc")  # the flow variables
 
 
 @needs_sandbox
@@ -173,26 +181,25 @@ async def test_the_random_control_chooses_without_a_model_and_repeats_exactly():
     assert methods == {"random"}
 
 
-def test_progress_reads_choices_and_runs_back_from_the_history():
-    def pick(name: str, text: str | None) -> Entry:
-        data = {"choice": {"name": name, "method": "score", "candidates": [text or ""], "scores": None,
-                           "picked": None if text is None else 0}}
-        return Entry("assistant", text or "(none)", "S", "llm", data=data)
+def test_progress_is_written_by_each_choice_and_run():
+    def pick(name: str, text: str | None) -> Picked:
+        return Picked(name, "score", (text or "",), None, None if text is None else 0)
 
-    history = [
-        Entry("tool", "...", "Init", "tool", data={"part": "init", "paths": ["/t"], "programs": ["find"]}),
-        pick("path", " /t"), pick("program", " find"), pick("head", " find /t"), pick("more", PIPE),
-        pick("pipe-program", " wc"), pick("pipe", " wc -l"), pick("more", END),
-    ]
-    now = progress_of(history)
+    def written(now: Progress, *steps: Picked | dict) -> Progress:
+        for step in steps:
+            changes = after_pick(now, step) if isinstance(step, Picked) else after_action(now, step)
+            now = dataclasses.replace(now, **changes)
+        return now
+
+    now = written(Progress(), {"part": "init", "paths": ["/t"], "programs": ["find"]},
+                  pick("path", " /t"), pick("program", " find"), pick("head", " find /t"), pick("more", PIPE),
+                  pick("pipe-program", " wc"), pick("pipe", " wc -l"), pick("more", END))
     assert (now.path, now.program, now.command, now.more) == ("/t", "find", "find /t | wc -l", False)
-    history.append(Entry("tool", "3", "Run", "tool", data={"part": "run", "command": "find /t | wc -l",
-                                                            "outcome": "output"}))
-    assert progress_of(history).ran_current
-    history.append(pick("head", " find /t -type f"))
-    again = progress_of(history)
-    assert again.tried_heads == ["find /t"] and again.pipes == [] and not again.ran_current
-    assert progress_of([*history, pick("program", None)]).exhausted
+    now = written(now, {"part": "run", "command": "find /t | wc -l", "outcome": "output"})
+    assert now.ran_current
+    again = written(now, pick("head", " find /t -type f"))
+    assert again.tried_heads == ("find /t",) and again.pipes == () and not again.ran_current
+    assert written(again, pick("program", None)).exhausted
     assert Progress().command == ""
 
 

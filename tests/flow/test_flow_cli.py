@@ -45,6 +45,11 @@ def test_run_rejects_bad_flow_references(tmp_path):
     path.write_text(USER_FLOW)
     result = runner.invoke(app, ["run", f"{path}:other", "--task", "x", "--model", "scripted"])
     assert result.exit_code != 0 and "no variable 'other'" in _flat(result.output)
+    builder = tmp_path / "builder.py"
+    builder.write_text(USER_FLOW + "\n\ndef build(size):\n    return flow\n")
+    result = runner.invoke(app, ["flow", "draw", f"{builder}:build"])
+    assert result.exit_code == 2 and "cannot be called without arguments" in _flat(result.output)
+    assert "Traceback" not in result.output
 
 
 def test_user_flow_needs_a_task(tmp_path):

@@ -10,6 +10,7 @@ stderr and exit status 2.
 
 from __future__ import annotations
 
+import inspect
 import shutil
 import subprocess
 import sys
@@ -50,6 +51,11 @@ def load_flow(ref: str) -> Flow:
         )
     value = load_ref(ref, "a Flow")
     if not isinstance(value, Flow) and callable(value):
+        try:
+            inspect.signature(value).bind()
+        except TypeError as error:
+            raise DefinitionError(f"{ref} cannot be called without arguments ({error}): name a Flow, or a "
+                                  "function that builds one from no arguments") from None
         value = value()
     if not isinstance(value, Flow):
         raise DefinitionError(f"{ref} is a {type(value).__name__}, not a statebound.flow.Flow")

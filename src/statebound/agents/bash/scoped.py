@@ -42,8 +42,8 @@ from __future__ import annotations
 import itertools
 import re
 import shlex
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 from statebound.agents.bash.reading import SlotValues, named_or_listed, slot_values
@@ -62,14 +62,15 @@ from statebound.envs.bash import format_execute
 from statebound.flow import (
     CallTool,
     ChoiceMethod,
-    Entry,
     Flow,
     Pick,
     Picked,
+    Rule,
     RunContext,
     State,
     ToolResult,
-    choose,
+    Update,
+    always,
 )
 from statebound.llm.scoring import Normalization
 
@@ -81,11 +82,11 @@ __all__ = [
     "MAX_RUNS",
     "PIPE",
     "Progress",
+    "after_action",
+    "after_pick",
     "build_scoped",
     "fill",
     "init_command",
-    "next_part",
-    "progress_of",
 ]
 
 MAX_PIPES = 3
@@ -124,13 +125,13 @@ $ echo 'Hello World' | tr a-z A-Z
 # Find the ".tmp" files in /var/app modified more than 3 days ago
 $ find /var/app -name '*.tmp' -mtime +3
 """
-_PARTS = ("Path", "Program", "Head", "More", "PipeProgram", "Pipe", "Run", "Submit", "End")
 
 
-# -- what the run has established ----------------------------------------------------------------
-@dataclass(slots=True)
+# -- what the run has established: the machine's flow variables ---------------------------------
+@dataclass(frozen=True, slots=True)
 class Progress:
-    """The run so far, read back from its history (nothing is kept outside it)."""
+    """The run so far: the machine's flow variables (``Flow(vars=Progress)``), written by its tools
+    (:func:`after_action`) and picks (:func:`after_pick`), never read back from the history."""
 
     listed: tuple[str, ...] = ()
     programs: tuple[str, ...] = ()  # the vocabulary's programs the shell has
@@ -138,12 +139,12 @@ class Progress:
     program: str | None = None
     head: str | None = None
     clauses: int = 0  # clauses added to a composed find head
-    pipes: list[str] = field(default_factory=list)
+    pipes: tuple[str, ...] = ()
     pipe_program: str | None = None  # chosen for the stage being built
     more: bool | None = None  # the latest More choice: a pipe follows (None: not asked since the last stage)
-    runs: list[dict[str, Any]] = field(default_factory=list)
-    tried_programs: list[str] = field(default_factory=list)
-    tried_heads: list[str] = field(default_factory=list)
+    runs: tuple[dict[str, Any], ...] = ()
+    tried_programs: tuple[str, ...] = ()
+    tried_heads: tuple[str, ...] = ()
     exhausted: bool = False  # a choice found nothing left to try
     done: bool = False
 
@@ -157,64 +158,62 @@ class Progress:
         return bool(self.runs) and self.runs[-1].get("command") == self.command and self.head is not None
 
 
-def progress_of(history: Sequence[Entry]) -> Progress:
-    """Fold the history into a :class:`Progress`."""
-    now = Progress()
-    for entry in history:
-        picked = Picked.from_entry(entry) if entry.source == "llm" else None
-        if picked is not None:
-            _chose(now, picked)
-        elif entry.source == "tool" and isinstance(entry.data, dict):
-            data = entry.data
-            now.done = now.done or bool(data.get("done"))
-            if data.get("part") == "init":
-                now.listed, now.programs = tuple(data["paths"]), tuple(data["programs"])
-            elif data.get("part") == "run":
-                now.runs.append(data)
-    return now
+def after_action(now: Progress, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields a tool's result changes: the listing and the programs (Init), a run, the end."""
+    changes: dict[str, Any] = {"done": now.done or bool(data.get("done"))}
+    if data.get("part") == "init":
+        changes.update(listed=tuple(data["paths"]), programs=tuple(data["programs"]))
+    elif data.get("part") == "run":
+        changes["runs"] = (*now.runs, dict(data))
+    return changes
 
 
-def _chose(now: Progress, picked: Picked) -> None:
+def after_pick(now: Progress, picked: Picked) -> dict[str, Any]:
+    """The fields a choice changes (another program or head starts the command over)."""
     text = (picked.text or "").strip()
     if picked.text is None and picked.name in ("program", "head"):
-        now.exhausted = True  # nothing left to start a command with
-    elif picked.text is None and picked.name in ("pipe-program", "pipe"):
-        now.pipe_program, now.more = None, False  # no stage to add: the command ends here
-    elif picked.name == "path":
-        now.path = text or None
-    elif picked.name == "program":
-        if now.program is not None:
-            now.tried_programs.append(now.program)
-        now.program, now.head, now.pipes, now.more, now.tried_heads = text, None, [], None, []
-        now.clauses = 0
-    elif picked.name == "head":
-        if now.head is not None:
-            now.tried_heads.append(now.head)
-        now.head, now.pipes, now.more, now.clauses = text, [], None, 0
-    elif picked.name == "clause":
+        return {"exhausted": True}  # nothing left to start a command with
+    if picked.text is None and picked.name in ("pipe-program", "pipe"):
+        return {"pipe_program": None, "more": False}  # no stage to add: the command ends here
+    if picked.name == "path":
+        return {"path": text or None}
+    if picked.name == "program":
+        tried = now.tried_programs if now.program is None else (*now.tried_programs, now.program)
+        return {"tried_programs": tried, "program": text, "head": None, "pipes": (), "more": None,
+                "tried_heads": (), "clauses": 0}
+    if picked.name == "head":
+        tried = now.tried_heads if now.head is None else (*now.tried_heads, now.head)
+        return {"tried_heads": tried, "head": text, "pipes": (), "more": None, "clauses": 0}
+    if picked.name == "clause":
         if picked.text is None or picked.text in (END, PIPE):
-            now.more = picked.text == PIPE
-        else:
-            now.head, now.clauses = f"{now.head} {text}", now.clauses + 1
-    elif picked.name == "more":
-        now.more = picked.text == PIPE
-    elif picked.name == "pipe-program":
-        now.pipe_program = text
-    elif picked.name == "pipe":
-        now.pipes.append(text)
-        now.pipe_program, now.more = None, None
+            return {"more": picked.text == PIPE}
+        return {"head": f"{now.head} {text}", "clauses": now.clauses + 1}
+    if picked.name == "more":
+        return {"more": picked.text == PIPE}
+    if picked.name == "pipe-program":
+        return {"pipe_program": text}
+    if picked.name == "pipe":
+        return {"pipes": (*now.pipes, text), "pipe_program": None, "more": None}
+    return {}
 
 
-def progress(ctx: RunContext) -> Progress:
-    return progress_of(ctx.history)
+def progress(ctx: RunContext[Progress]) -> Progress:
+    return ctx.vars
+
+
+def record_choice(ctx: RunContext[Progress]) -> dict[str, Any]:
+    """What the pick just made establishes (:func:`after_pick`)."""
+    picked = Picked.from_entry(ctx.history[-1])
+    return {} if picked is None else after_pick(ctx.vars, picked)
 
 
 # -- tools -----------------------------------------------------------------------------------------
-def _act(ctx: RunContext, action: str, **data: Any) -> ToolResult:
+def _act(ctx: RunContext[Progress], action: str, **data: Any) -> ToolResult:
     step = ctx.deps.step(action)
     outcome = step_outcome(step)
     record = {"action": action, "outcome": outcome, "done": step.done, **data}
-    return ToolResult(f"Observation: {step.observation}", ok=outcome != "error", data=record)
+    return ToolResult(f"Observation: {step.observation}", ok=outcome != "error", data=record,
+                      update=after_action(ctx.vars, record))
 
 
 def init_command(programs: Sequence[str]) -> str:
@@ -231,7 +230,7 @@ def initial_tool(vocabulary: Vocabulary) -> Callable[[RunContext], ToolResult]:
         paths = [m[1] for line in lines if (m := _LISTED.match(line))]
         found = {line.rsplit("/", 1)[-1] for line in lines if not _LISTED.match(line)}
         data = {**(result.data or {}), "part": "init", "paths": paths, "programs": [p for p in wanted if p in found]}
-        return ToolResult(result.output, ok=result.ok, data=data)
+        return ToolResult(result.output, ok=result.ok, data=data, update=after_action(ctx.vars, data))
 
     look.__name__ = "look"
     return look
@@ -352,35 +351,34 @@ def pipe_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]
     return candidates
 
 
-# -- transitions -----------------------------------------------------------------------------------
-def next_part(ctx: RunContext, *, compose: bool = False) -> str:
-    """The first part the command still lacks; after a run, submit or revise (module docstring).
-    ``compose``: a composed find head takes clauses until one says it ends; revised, another program."""
-    now = progress(ctx)
-    composing = _composing(now, compose)
-    if now.done:
-        return "End"
-    if now.exhausted:
-        return "Submit"
-    if not now.ran_current:
-        if not any(e.source == "llm" for e in ctx.history):
-            return "Path"
-        if now.program is None:
-            return "Program"
-        if now.head is None:
-            return "Head"
-        if now.pipe_program is not None:
-            return "Pipe"
-        if composing and not now.pipes and now.more is None and now.clauses < MAX_CLAUSES:
-            return "Clause"
-        if now.more is None and len(now.pipes) < MAX_PIPES:
-            return "More"
-        return "PipeProgram" if now.more else "Run"
-    last = now.runs[-1]
-    failed = last.get("outcome") == "error" or (last.get("outcome") == "empty" and not _CHANGES.search(ctx.task))
-    if not failed or len(now.runs) >= MAX_RUNS:
-        return "Submit"
-    return "Program" if now.tried_heads or composing else "Head"
+# -- transitions: small named conditions on the command so far -------------------------------------
+def _when(label: str, test: Callable[[Progress], bool]) -> Rule:
+    return Rule(lambda ctx: test(ctx.vars), label)
+
+
+EPISODE_OVER = _when("episode over", lambda now: now.done)
+NOTHING_LEFT = _when("nothing left to try", lambda now: now.exhausted)
+MORE_UNDECIDED = _when("a pipe may follow", lambda now: now.more is None and len(now.pipes) < MAX_PIPES)
+PIPE_FOLLOWS = _when("a pipe follows", lambda now: bool(now.more))
+STAGE_PROGRAM_CHOSEN = _when("its program chosen", lambda now: now.pipe_program is not None)
+
+
+def _failed(ctx: RunContext[Progress]) -> bool:
+    """The last run failed, or printed nothing when the question asks for no change to the files."""
+    last = ctx.vars.runs[-1]
+    return last.get("outcome") == "error" or (last.get("outcome") == "empty" and not _CHANGES.search(ctx.task))
+
+
+SUBMIT_NOW = Rule(lambda ctx: not _failed(ctx) or len(ctx.vars.runs) >= MAX_RUNS, "output, or no run left")
+
+
+def _clause_due(compose: bool) -> Rule:
+    return _when("a clause may follow", lambda now: _composing(now, compose) and not now.pipes and now.more is None
+                 and now.clauses < MAX_CLAUSES)
+
+
+def _another_program(compose: bool) -> Rule:
+    return _when("heads tried, or a composed find", lambda now: bool(now.tried_heads) or _composing(now, compose))
 
 
 # -- prompts ---------------------------------------------------------------------------------------
@@ -416,26 +414,33 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", max_interactions: int = 10,
     every find head in ``vocabulary``, instead of as one of those heads. ``max_interactions`` is
     the environment's action limit; other options (``max_tokens``, ``response_format``) do not
     apply: nothing is generated."""
-    def next_step(ctx: RunContext) -> str:
-        return next_part(ctx, compose=compose)
+    choice = Update(record_choice, writes=[f.name for f in fields(Progress)])
 
-    onward = choose(next_step, targets=[*_PARTS, *(["Clause"] if compose else [])], catch_all=True)
+    def picking(name: str, pick: Pick, exits: list[tuple[Rule, str]]) -> State:
+        return State(name, outputs=[pick, choice], transitions=exits)
 
-    def part(name: str, output: Any) -> State:
-        return State(name, outputs=[output], transitions=[onward])
+    def acting(name: str, tool: Callable[[RunContext], ToolResult], exits: list[tuple[Rule, str]]) -> State:
+        return State(name, outputs=[CallTool(tool, name="bash")], transitions=[(EPISODE_OVER, "End"), *exits])
 
+    stage_end = [(PIPE_FOLLOWS, "PipeProgram"), (always(), "Run")]
     states = [
-        part("Init", CallTool(initial_tool(vocabulary), name="bash")),
-        part("Path", _pick("path", path_candidates, chooser, normalization="mean", prompt=_path_prompt)),
-        part("Program", _pick("program", program_candidates(vocabulary), chooser)),
-        part("Head", _pick("head", head_candidates(vocabulary, compose=compose), chooser)),
-        *([part("Clause", _pick("clause", clause_candidates(vocabulary), chooser))] if compose else []),
-        part("More", _pick("more", lambda ctx: [END, PIPE], chooser)),
-        part("PipeProgram", _pick("pipe-program", pipe_program_candidates(vocabulary), chooser)),
-        part("Pipe", _pick("pipe", pipe_candidates(vocabulary), chooser)),
-        part("Run", CallTool(run_command, name="bash")),
-        part("Submit", CallTool(submit, name="bash")),
+        acting("Init", initial_tool(vocabulary), [(always(), "Path")]),
+        picking("Path", _pick("path", path_candidates, chooser, normalization="mean", prompt=_path_prompt),
+                [(always(), "Program")]),
+        picking("Program", _pick("program", program_candidates(vocabulary), chooser),
+                [(NOTHING_LEFT, "Submit"), (always(), "Head")]),
+        picking("Head", _pick("head", head_candidates(vocabulary, compose=compose), chooser),
+                [(NOTHING_LEFT, "Submit"), *([(_clause_due(compose), "Clause")] if compose else []),
+                 (always(), "More")]),
+        *([picking("Clause", _pick("clause", clause_candidates(vocabulary), chooser),
+                   [(_clause_due(compose), "Clause"), (MORE_UNDECIDED, "More"), *stage_end])] if compose else []),
+        picking("More", _pick("more", lambda ctx: [END, PIPE], chooser), stage_end),
+        picking("PipeProgram", _pick("pipe-program", pipe_program_candidates(vocabulary), chooser),
+                [(STAGE_PROGRAM_CHOSEN, "Pipe"), (always(), "Run")]),
+        picking("Pipe", _pick("pipe", pipe_candidates(vocabulary), chooser), [(MORE_UNDECIDED, "More"), (always(), "Run")]),
+        acting("Run", run_command, [(SUBMIT_NOW, "Submit"), (_another_program(compose), "Program"), (always(), "Head")]),
+        acting("Submit", submit, [(always(), "End")]),
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("-compose" if compose else "") + ("" if chooser in ("auto", "score") else f"-{chooser}")
-    return Flow(name=name, initial="Init", states=states, max_turns=8 * max_interactions + 10)
+    return Flow(name=name, initial="Init", states=states, vars=Progress, max_turns=8 * max_interactions + 10)

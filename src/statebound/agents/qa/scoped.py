@@ -16,6 +16,10 @@ environment's Search supplies every candidate:
   answer is on the page it leads to), or of the pages read when none was opened;
 - ``Finish`` gives the pick to the environment as the answer.
 
+What the run has read is its typed state (:class:`Research`, the flow variables): the tools write
+the pages, links and similar titles they find, the picks the page to open and the answer; the
+route is decided by named conditions on the question and that state.
+
 Each pick is scored after the pages read and the question, calibrated by the same prompt with the
 question left out (``Pick(baseline=...)``): what the question adds to a candidate, not how
 likely the pages make it anyway.
@@ -27,8 +31,7 @@ import ast
 import dataclasses
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from statebound.agents.qa.scoped_reading import (
     alternatives,
@@ -45,17 +48,16 @@ from statebound.flow import (
     ChoiceMethod,
     Flow,
     Pick,
+    Rule,
     RunContext,
     State,
     ToolResult,
     always,
-    choose,
-    last_pick,
 )
 from statebound.llm.base import LLM, Message
 
-__all__ = ["SYSTEM", "ScopedQAAgent", "answer_candidates", "build_scoped", "find_links", "next_titles", "opened_page",
-           "page_candidates", "pages_read", "route"]
+__all__ = ["SYSTEM", "Research", "ScopedQAAgent", "answer_candidates", "build_scoped", "find_links", "next_titles",
+           "opened_page", "page_candidates", "pages_read"]
 
 SYSTEM = "Answer the question from the pages. Answer with one item only."
 MAX_NAMED = 4  # things the question names that Read searches
@@ -65,25 +67,34 @@ MAX_SPANS = 40  # answer candidates offered
 PAGE_CHARS = 600  # of each page shown in a prompt
 _NOT_FOUND = "Could not find"
 _SIMILAR = re.compile(r"Similar: (\[.*\])\.?\s*$", re.DOTALL)
-_ANSWER_PICKS = ("yesno", "either", "answer")
 
 
-# -- what the run has read, from its history ---------------------------------------------------
-def _tool_data(ctx: RunContext) -> list[dict[str, Any]]:
-    return [e.data for e in ctx.history if e.source == "tool" and isinstance(e.data, dict)]
+# -- what the run has read: the machine's flow variables ---------------------------------------
+@dataclass(frozen=True, slots=True)
+class Research:
+    """What the run has read (``Flow(vars=Research)``): written by the tools and the picks."""
+
+    pages: dict[str, str] = field(default_factory=dict)  # every page found, title to text, in the order read
+    similar: tuple[str, ...] = ()  # titles Search offered for what it could not find, best first
+    links: tuple[str, ...] = ()  # names on the pages read that are pages
+    page: str | None = None  # the page picked to read next
+    opened: str = ""  # the title of the page Open found ("" when none)
+    answer: str | None = None  # the answer picked
 
 
-def pages_read(ctx: RunContext) -> dict[str, str]:
+def _found(now: Research, pages: list[list[str]]) -> dict[str, str]:
+    return {**now.pages, **{title: text for title, text in pages}}
+
+
+def pages_read(ctx: RunContext[Research]) -> dict[str, str]:
     """Every page found so far, title to text, in the order read."""
-    return {title: text for data in _tool_data(ctx) for title, text in data.get("pages", ())}
+    return ctx.vars.pages
 
 
-def next_titles(ctx: RunContext) -> list[str]:
+def next_titles(ctx: RunContext[Research]) -> list[str]:
     """The pages the run may read next: the links found, then the titles Search offered as
     similar to what it could not find, best first."""
-    data = _tool_data(ctx)
-    links = [title for d in data for title in d.get("links", ())]
-    return list(dict.fromkeys([*links, *(title for d in data for title in d.get("similar", ()))]))
+    return list(dict.fromkeys([*ctx.vars.links, *ctx.vars.similar]))
 
 
 # -- tools: the environment's side -------------------------------------------------------------
@@ -113,7 +124,8 @@ def read_question(ctx: RunContext) -> ToolResult:
         pages += [page for page in found if page[0] not in {p[0] for p in pages}]
         similar += offered
     titles = ", ".join(title for title, _ in pages) or "none"
-    return ToolResult(f"Pages found: {titles}", data={"pages": pages, "similar": similar})
+    return ToolResult(f"Pages found: {titles}", data={"pages": pages, "similar": similar},
+                      update={"pages": _found(ctx.vars, pages), "similar": (*ctx.vars.similar, *similar)})
 
 
 def find_links(ctx: RunContext) -> ToolResult:
@@ -126,20 +138,21 @@ def find_links(ctx: RunContext) -> ToolResult:
             found, _ = _search(ctx.deps, name)
             links += [title for title, _ in found]
     links = list(dict.fromkeys(links))
-    return ToolResult(f"Links: {', '.join(links) or 'none'}", data={"links": links})
+    return ToolResult(f"Links: {', '.join(links) or 'none'}", data={"links": links},
+                      update={"links": (*ctx.vars.links, *links)})
 
 
-def open_page(ctx: RunContext) -> ToolResult:
-    picked = last_pick(ctx, "page")
-    title = picked.text if picked is not None and picked.text else ""
+def open_page(ctx: RunContext[Research]) -> ToolResult:
+    title = ctx.vars.page or ""
     found, _ = _search(ctx.deps, title)
+    opened = found[0][0] if found else ""
     return ToolResult(f"Page: {title}" if found else f"Could not open {title}", ok=bool(found),
-                      data={"pages": found, "opened": found[0][0] if found else ""})
+                      data={"pages": found, "opened": opened},
+                      update={"pages": _found(ctx.vars, found), "opened": opened})
 
 
-def finish(ctx: RunContext) -> ToolResult:
-    picked = last_pick(ctx)
-    answer = picked.text if picked is not None and picked.name in _ANSWER_PICKS and picked.text else ""
+def finish(ctx: RunContext[Research]) -> ToolResult:
+    answer = ctx.vars.answer or ""
     step = ctx.deps.call(FINISH, answer)
     return ToolResult(step.observation, data={"answer": answer})
 
@@ -156,9 +169,9 @@ def _candidate_spans(ctx: RunContext, text: str) -> list[str]:
     return [span for span in spans_of_kind(answer_spans(text), answer_kind(ctx.task)) if span.lower() not in question]
 
 
-def opened_page(ctx: RunContext) -> str:
+def opened_page(ctx: RunContext[Research]) -> str:
     """The text of the page ``Open`` found ("" when none was opened or found)."""
-    title = next((str(data["opened"]) for data in reversed(_tool_data(ctx)) if "opened" in data), "")
+    title = ctx.vars.opened
     return pages_read(ctx).get(title, "") if title else ""
 
 
@@ -171,13 +184,10 @@ def answer_candidates(ctx: RunContext) -> list[str]:
     return list(dict.fromkeys(spans))[:MAX_SPANS]
 
 
-def route(ctx: RunContext) -> str:
-    """Where Read goes, by the kind of question: yes/no, one of two named things, or a bridge."""
-    if answer_kind(ctx.task) == "yesno":
-        return "YesNo"
-    if alternatives(ctx.task) is not None:
-        return "Either"
-    return "Links"
+# Where Read goes, by the kind of question: yes/no, one of two named things, or a bridge.
+YES_NO_QUESTION = Rule(lambda ctx: answer_kind(ctx.task) == "yesno", "a yes/no question")
+EITHER_QUESTION = Rule(lambda ctx: alternatives(ctx.task) is not None, "one of two named things")
+PAGES_TO_READ = Rule(lambda ctx: bool(page_candidates(ctx)), "pages to read")
 
 
 # -- prompts -----------------------------------------------------------------------------------
@@ -198,9 +208,10 @@ def _prompt(ask: str) -> tuple[Callable[[RunContext], list[Message]], Callable[[
     return (lambda ctx: build(ctx, blind=False)), (lambda ctx: build(ctx, blind=True))
 
 
-def _pick(name: str, candidates: Callable[[RunContext], list[str]], ask: str, chooser: ChoiceMethod) -> Pick:
+def _pick(name: str, candidates: Callable[[RunContext], list[str]], ask: str, chooser: ChoiceMethod,
+          *, into: str = "answer") -> Pick:
     prompt, baseline = _prompt(ask)
-    return Pick(candidates, prompt=prompt, baseline=baseline, method=chooser, name=name, when_empty="")
+    return Pick(candidates, prompt=prompt, baseline=baseline, method=chooser, name=name, when_empty="", into=into)
 
 
 def build_scoped(*, chooser: ChoiceMethod = "auto") -> Flow:
@@ -210,15 +221,14 @@ def build_scoped(*, chooser: ChoiceMethod = "auto") -> Flow:
     to_finish = [(always(), "Finish")]
     states = [
         State("Read", outputs=[CallTool(read_question, name="search")],
-              transitions=[choose(route, targets=["YesNo", "Either", "Links"], catch_all=True)]),
+              transitions=[(YES_NO_QUESTION, "YesNo"), (EITHER_QUESTION, "Either"), (always(), "Links")]),
         State("YesNo", outputs=[_pick("yesno", lambda ctx: ["yes", "no"], "Answer (yes or no):", chooser)],
               transitions=to_finish),
         State("Either", outputs=[_pick("either", lambda ctx: list(alternatives(ctx.task) or ()), "Answer:", chooser)],
               transitions=to_finish),
         State("Links", outputs=[CallTool(find_links, name="search")],
-              transitions=[choose(lambda ctx: "Page" if page_candidates(ctx) else "Answer", targets=["Page", "Answer"],
-                                  catch_all=True)]),
-        State("Page", outputs=[_pick("page", page_candidates, "The page to read next:", chooser)],
+              transitions=[(PAGES_TO_READ, "Page"), (always(), "Answer")]),
+        State("Page", outputs=[_pick("page", page_candidates, "The page to read next:", chooser, into="page")],
               transitions=[(always(), "Open")]),
         State("Open", outputs=[CallTool(open_page, name="search")],
               transitions=[(always(), "Answer")]),
@@ -227,7 +237,7 @@ def build_scoped(*, chooser: ChoiceMethod = "auto") -> Flow:
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("" if chooser in ("auto", "score") else f"-{chooser}")
-    return Flow(name=name, initial="Read", states=states, max_turns=len(states) + 2)
+    return Flow(name=name, initial="Read", states=states, vars=Research, max_turns=len(states) + 2)
 
 
 @dataclass(frozen=True, slots=True)

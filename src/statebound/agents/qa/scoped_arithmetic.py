@@ -10,13 +10,15 @@ quantities to combine and how, among the steps the problem's quantities allow (o
 - ``Finish`` gives the last quantity to the environment as the answer.
 
 Every quantity is used once, so a problem of n quantities takes n - 1 picks and the machine never
-has to decide when to stop. Each pick is scored after the problem and the steps so far,
+has to decide when to stop. The pool and the steps taken are the run's typed state
+(:class:`Pool`, the flow variables), written by the tools and the picks. Each pick is scored after the problem and the steps so far,
 calibrated by the same prompt with the problem left out (``Pick(baseline=...)``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -33,29 +35,34 @@ from statebound.flow import (
     ChoiceMethod,
     Flow,
     Pick,
+    Rule,
     RunContext,
     State,
     ToolResult,
     always,
-    choose,
-    last_pick,
-    picks,
 )
 from statebound.llm.base import Message
 
-__all__ = ["SYSTEM", "build_scoped_arithmetic", "current_pool", "step_candidates"]
+__all__ = ["SYSTEM", "Pool", "build_scoped_arithmetic", "current_pool", "step_candidates"]
 
 SYSTEM = "Solve the maths problem one calculation at a time."
 MAX_QUANTITIES = 8  # a problem stating more is solved from its first eight
 CALCULATOR = "Calculator"
 
 
-def current_pool(ctx: RunContext) -> tuple[Fraction, ...]:
-    """The quantities left to combine: the latest pool a tool recorded."""
-    for entry in reversed(ctx.history):
-        if entry.source == "tool" and isinstance(entry.data, dict) and "pool" in entry.data:
-            return tuple(parse_quantity(text) for text in entry.data["pool"])
-    return ()
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """The run's flow variables (``Flow(vars=Pool)``): the quantities left to combine (as the
+    Calculator writes them), the step picked last, and the steps computed so far."""
+
+    quantities: tuple[str, ...] = ()
+    step: str | None = None
+    done: tuple[str, ...] = ()
+
+
+def current_pool(ctx: RunContext[Pool]) -> tuple[Fraction, ...]:
+    """The quantities left to combine."""
+    return tuple(parse_quantity(text) for text in ctx.vars.quantities)
 
 
 def _steps(ctx: RunContext) -> list[ArithmeticStep]:
@@ -70,21 +77,28 @@ def _pool_data(pool: tuple[Fraction, ...]) -> dict[str, Any]:
     return {"pool": [format_quantity(value) for value in pool]}
 
 
+def _with_pool(output: str, pool: tuple[Fraction, ...], *, ok: bool = True, **changes: Any) -> ToolResult:
+    """A tool's result that leaves ``pool`` to combine (and writes ``changes``)."""
+    data = _pool_data(pool)
+    return ToolResult(output, ok=ok, data=data, update={"quantities": tuple(data["pool"]), **changes})
+
+
 # -- tools: the environment's side -------------------------------------------------------------
 def read_problem(ctx: RunContext) -> ToolResult:
     pool = tuple(quantities(ctx.task)[:MAX_QUANTITIES])
     listed = ", ".join(format_quantity(value) for value in pool) or "none"
-    return ToolResult(f"Quantities: {listed}", data=_pool_data(pool))
+    return _with_pool(f"Quantities: {listed}", pool)
 
 
-def compute(ctx: RunContext) -> ToolResult:
+def compute(ctx: RunContext[Pool]) -> ToolResult:
     """Evaluate the step picked with the Calculator; its result replaces the two in the pool."""
-    picked = last_pick(ctx, "step")
-    step = next((s for s in _steps(ctx) if picked is not None and s.text == picked.text), None)
+    picked = ctx.vars.step
+    step = next((s for s in _steps(ctx) if picked is not None and s.text == picked), None)
     if step is None:  # cannot happen (Step always offers the sum of two quantities): end the run anyway
-        return ToolResult("No step to compute", ok=False, data=_pool_data(current_pool(ctx)[-1:]))
+        return _with_pool("No step to compute", current_pool(ctx)[-1:], ok=False)
     result = ctx.deps.call(CALCULATOR, step.expression)
-    return ToolResult(f"{step.expression} = {result.observation}", ok=result.ok, data=_pool_data(step.pool))
+    return _with_pool(f"{step.expression} = {result.observation}", step.pool, ok=result.ok,
+                      done=(*ctx.vars.done, step.text))
 
 
 def finish(ctx: RunContext) -> ToolResult:
@@ -93,8 +107,7 @@ def finish(ctx: RunContext) -> ToolResult:
     return ToolResult(ctx.deps.call(FINISH, answer).observation, data={"answer": answer})
 
 
-def _step_or_finish(ctx: RunContext) -> str:
-    return "Step" if len(current_pool(ctx)) > 1 else "Finish"
+QUANTITIES_LEFT = Rule(lambda ctx: len(ctx.vars.quantities) > 1, "two quantities or more left")
 
 
 # -- prompts -----------------------------------------------------------------------------------
@@ -102,7 +115,7 @@ def _prompt() -> tuple[Callable[[RunContext], list[Message]], Callable[[RunConte
     """A step's prompt (the problem, the steps so far) and its baseline (the problem left out)."""
 
     def build(ctx: RunContext, *, blind: bool) -> list[Message]:
-        done = [picked.text for picked in picks(ctx.history, "step") if picked.text]
+        done = list(ctx.vars.done)
         lines = [f"Problem: {'N/A' if blind else ctx.task}", "Steps so far:", *(done or ["(none)"]), "Next step:"]
         return [Message("system", SYSTEM), Message("user", "\n".join(lines))]
 
@@ -116,14 +129,14 @@ def build_scoped_arithmetic(*, chooser: ChoiceMethod = "auto") -> Flow:
     prompt, baseline = _prompt()
     states = [
         State("Read", outputs=[CallTool(read_problem, name="read")],
-              transitions=[choose(_step_or_finish, targets=["Step", "Finish"], catch_all=True)]),
+              transitions=[(QUANTITIES_LEFT, "Step"), (always(), "Finish")]),
         State("Step", outputs=[Pick(step_candidates, prompt=prompt, baseline=baseline, method=chooser, name="step",
-                                    when_empty="")],
+                                    when_empty="", into="step")],
               transitions=[(always(), "Compute")]),
         State("Compute", outputs=[CallTool(compute, name="calculator")],
-              transitions=[choose(_step_or_finish, targets=["Step", "Finish"], catch_all=True)]),
+              transitions=[(QUANTITIES_LEFT, "Step"), (always(), "Finish")]),
         State("Finish", outputs=[CallTool(finish, name="finish")], transitions=[(always(), "End")]),
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("" if chooser in ("auto", "score") else f"-{chooser}")
-    return Flow(name=name, initial="Read", states=states, max_turns=2 * MAX_QUANTITIES + 4)
+    return Flow(name=name, initial="Read", states=states, vars=Pool, max_turns=2 * MAX_QUANTITIES + 4)

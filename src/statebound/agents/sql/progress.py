@@ -1,29 +1,103 @@
-"""What the scoped SQL machine has established so far, read back from the run's history.
+"""What the scoped SQL machine has established so far: the run's typed state.
 
-Every fact lives in the history, where the machine's tools and choices put it: the tables
-(``SHOW TABLES``), the chosen table and its columns (``DESC``), the literal values found in it,
-the table joined to it with its columns, values and key, the choices made since the table was
-chosen, and the queries run. :func:`progress_of` folds the history into a :class:`Progress`;
-:meth:`Progress.sketch` assembles the query from it, the question's
-:class:`~statebound.agents.sql.reading.Reading` giving the shape and the choices the parts.
-Nothing is kept outside the history, so a run's state is always what its history says.
+:class:`Established` is the machine's flow variables (``Flow(vars=Established)``, see
+:mod:`statebound.flow.variables`): the tables (``SHOW TABLES``), the chosen table and its columns
+(``DESC``), the literal values found in it, the table joined to it with its columns, values and
+key, the choices made since the table was chosen, the queries run, and whether the environment
+ended the episode. The machine's tools and picks write it as they run (:func:`after_action`,
+:func:`after_pick`); it is checkpointed with the run and never re-read from the history.
+:class:`Progress` is the view the machine's conditions, candidates and prompts read: the
+established facts with the question's :class:`~statebound.agents.sql.reading.Reading`;
+:meth:`Progress.sketch` assembles the query from them, the reading giving the shape and the
+choices the parts.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from statebound.agents.sql.joins import JoinKey, join_keys
 from statebound.agents.sql.reading import Reading, read_question
 from statebound.agents.sql.sketch import Column, Sketch, quote, sql_literal
-from statebound.flow import Entry, Picked
+from statebound.flow import Picked
 
-__all__ = ["Progress", "conditions_for_literal", "progress_of"]
+__all__ = ["Established", "Progress", "after_action", "after_pick", "conditions_for_literal"]
 
 MAX_CONDITIONS = 8  # per literal: the model chooses among at most this many
+Columns = tuple[tuple[str, str], ...]  # (name, type) as DESC shows them
+Found = tuple[tuple[str, str, Any], ...]  # (literal, column, value as stored)
+
+
+@dataclass(frozen=True, slots=True)
+class Established:
+    """The machine's flow variables (module docstring); choices are those since the table was chosen."""
+
+    tables: tuple[str, ...] = ()
+    tried_tables: tuple[str, ...] = ()  # chosen before the current table
+    table: str | None = None
+    columns: Columns | None = None  # None until the table is described
+    found: Found | None = None  # None: not looked up
+    join: str | None = None  # the table chosen to join (a join is tried once per table)
+    join_columns: Columns | None = None  # None until the joined table is described
+    join_found: Found | None = None  # values found in the joined table
+    key: str | None = None  # the chosen join key (JoinKey.text)
+    described: dict[str, Columns] = field(default_factory=dict)  # every table described so far
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # choice name -> texts chosen, in order
+    runs: tuple[dict[str, Any], ...] = ()  # queries run for the current table
+    actions: int = 0  # environment actions so far
+    choices_since_run: int = 0
+    done: bool = False  # the environment ended the episode
+
+
+def after_action(now: Established, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields a tool's result changes (``data``: the ``part`` it established, and ``action``
+    and ``done`` when it sent an action to the environment)."""
+    changes: dict[str, Any] = {}
+    if "action" in data:
+        changes.update(actions=now.actions + 1, done=bool(data.get("done")))
+    part = data.get("part")
+    if part == "tables":
+        changes["tables"] = tuple(data["tables"])
+    elif part == "columns":
+        columns = tuple((str(name), str(kind)) for name, kind in data["columns"])
+        joined = now.join is not None and now.columns is not None
+        changes["join_columns" if joined else "columns"] = columns
+        changes["described"] = {**now.described, ((now.join if joined else now.table) or ""): columns}
+    elif part == "lookup":
+        found = tuple((literal, column, _json_value(value)) for literal, column, value in data["found"])
+        changes["join_found" if now.join is not None and now.found is not None else "found"] = found
+    elif part == "run":
+        changes.update(runs=(*now.runs, dict(data)), choices_since_run=0)
+    return changes
+
+
+def _json_value(value: Any) -> Any:
+    """A value as stored in the flow variables (a blob as text: the variables are JSON)."""
+    return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else value
+
+
+def after_pick(now: Established, picked: Picked) -> dict[str, Any]:
+    """The fields a choice changes: another table starts over; a join table, a key, or one more
+    part of the query."""
+    if picked.text is None:  # nothing to choose from: nothing chosen
+        return {}
+    counted = {"choices_since_run": now.choices_since_run + 1}
+    if picked.name == "table":
+        return {**counted, "table": picked.text, "columns": None, "found": None, "join": None,
+                "join_columns": None, "join_found": None, "key": None, "choices": {}, "runs": (),
+                "tried_tables": now.tried_tables if now.table is None else (*now.tried_tables, now.table)}
+    if picked.name in ("join", "key"):
+        return {**counted, picked.name: picked.text}
+    return {**counted, "choices": {**now.choices, picked.name: (*now.choices.get(picked.name, ()), picked.text)}}
+
+
+@functools.lru_cache(maxsize=256)
+def _reading(question: str, tables: tuple[str, ...]) -> Reading:
+    return read_question(question, tables=tables)
 
 
 @dataclass(slots=True)
@@ -46,6 +120,19 @@ class Progress:
     runs: list[dict[str, Any]] = field(default_factory=list)  # queries run for the current table
     actions: int = 0  # environment actions so far
     choices_since_run: int = 0
+
+    @classmethod
+    def of(cls, now: Established, question: str) -> Progress:
+        """The view of what is established, for ``question``."""
+        def columns(pairs: Columns | None) -> tuple[Column, ...] | None:
+            return None if pairs is None else tuple(Column(name, kind) for name, kind in pairs)
+
+        return cls(question=question, reading=_reading(question, now.tables),
+                   tables=now.tables, tried_tables=now.tried_tables, table=now.table, columns=columns(now.columns),
+                   found=now.found, join=now.join, join_columns=columns(now.join_columns), join_found=now.join_found,
+                   key=now.key, described={t: columns(c) or () for t, c in now.described.items()},
+                   choices={name: list(texts) for name, texts in now.choices.items()}, runs=list(now.runs),
+                   actions=now.actions, choices_since_run=now.choices_since_run)
 
     def chosen(self, name: str) -> list[str]:
         return self.choices.get(name, [])
@@ -230,53 +317,3 @@ def conditions_for_literal(progress: Progress, literal: str) -> list[str]:
             conditions.append(f"{progress.ref(column)} {operator} {sql_literal(value)}")
     return conditions[:MAX_CONDITIONS]
 
-
-def _tool_data(entry: Entry) -> dict[str, Any]:
-    return entry.data if entry.source == "tool" and isinstance(entry.data, dict) else {}
-
-
-def progress_of(history: Sequence[Entry], question: str) -> Progress:
-    """Fold the history into a :class:`Progress` (module docstring)."""
-    progress = Progress(question=question)
-    for entry in history:
-        data = _tool_data(entry)
-        if "action" in data:
-            progress.actions += 1
-        part = data.get("part")
-        if part == "tables":
-            progress.tables = tuple(data["tables"])
-            progress.reading = read_question(question, tables=progress.tables)
-        elif part == "columns":
-            columns = tuple(Column(name, kind) for name, kind in data["columns"])
-            if progress.join is not None and progress.columns is not None:
-                progress.join_columns = columns
-                progress.described[progress.join] = columns
-            else:
-                progress.columns = columns
-                progress.described[progress.table or ""] = columns
-        elif part == "lookup":
-            found = tuple((literal, column, value) for literal, column, value in data["found"])
-            if progress.join is not None and progress.found is not None:
-                progress.join_found = found
-            else:
-                progress.found = found
-        elif part == "run":
-            progress.runs.append(data)
-            progress.choices_since_run = 0
-        picked = Picked.from_entry(entry) if entry.source == "llm" else None
-        if picked is None or picked.text is None:
-            continue
-        if picked.name == "table":
-            if progress.table is not None:
-                progress.tried_tables = (*progress.tried_tables, progress.table)
-            progress.table, progress.columns, progress.found = picked.text, None, None
-            progress.join, progress.join_columns, progress.join_found, progress.key = None, None, None, None
-            progress.choices, progress.runs = {}, []
-        elif picked.name == "join":
-            progress.join = picked.text
-        elif picked.name == "key":
-            progress.key = picked.text
-        else:
-            progress.choices.setdefault(picked.name, []).append(picked.text)
-        progress.choices_since_run += 1
-    return progress

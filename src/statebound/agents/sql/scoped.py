@@ -22,6 +22,10 @@ the schema items, one :class:`~statebound.flow.Pick` at a time:
   column for a number (``Compare``), then another table (``Table``), while the environment's
   actions last.
 
+The run's state is typed (:class:`~statebound.agents.sql.progress.Established`, the flow
+variables): tools write it with their results, picks with the ``Update`` after them; each state's
+exits are small named conditions on it, listed in the order of the parts.
+
 Each pick scores its candidates after a short prompt and calibrates by the same prompt without
 the question (``Pick(baseline=...)``): picking the gold table this way is right for 65 % of easy
 and medium questions against 29 % by chance (see ``docs/intercode-sql.md``).
@@ -32,20 +36,30 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
+from dataclasses import fields
 from typing import Any
 
-from statebound.agents.sql.progress import Progress, conditions_for_literal, progress_of
+from statebound.agents.sql.progress import (
+    Established,
+    Progress,
+    after_action,
+    after_pick,
+    conditions_for_literal,
+)
 from statebound.agents.sql.sketch import columns_of, lookup_sql, parse_rows, quote
-from statebound.agents.sql.tools import act, is_done
+from statebound.agents.sql.tools import act
 from statebound.flow import (
     CallTool,
     ChoiceMethod,
     Flow,
     Pick,
+    Picked,
+    Rule,
     RunContext,
     State,
     ToolResult,
-    choose,
+    Update,
+    always,
 )
 from statebound.llm.base import Message
 
@@ -57,26 +71,27 @@ SYSTEM = "You are an expert on SQL databases. Answer with one item only."
 # as the full difference overrides the model where the question names the column plainly ("the name")
 CALIBRATION: dict[str, float] = {"answer": 0.75}
 MAX_TABLES = 2  # tables tried before giving up on finding a better one
-_PARTS = ("Table", "Describe", "Lookup", "Join", "Key", "Match", "Answer", "Group", "Compare", "Sort", "Run",
-          "Submit")
-# parts before them: another table, or a part filled again for the joined table
-_BACK = {"Describe": ["Table"], "Lookup": ["Table"], "Join": ["Describe"], "Key": ["Lookup", "Table"]}
 
 
-def progress(ctx: RunContext) -> Progress:
+def progress(ctx: RunContext[Established]) -> Progress:
     """What the run has established so far (:mod:`statebound.agents.sql.progress`)."""
-    return progress_of(ctx.history, ctx.task)
+    return Progress.of(ctx.vars, ctx.task)
 
 
 # -- tools: the environment's side -------------------------------------------------------------
-def _with(result: ToolResult, **data: Any) -> ToolResult:
-    return ToolResult(result.output, ok=result.ok, data={**(result.data or {}), **data})
+def _established(ctx: RunContext[Established], output: str, data: dict[str, Any], *, ok: bool = True) -> ToolResult:
+    """A tool's result, with the flow variables it changes (:func:`after_action`)."""
+    return ToolResult(output, ok=ok, data=data, update=after_action(ctx.vars, data))
+
+
+def _with(ctx: RunContext[Established], result: ToolResult, **data: Any) -> ToolResult:
+    return _established(ctx, result.output, {**(result.data or {}), **data}, ok=result.ok)
 
 
 def show_tables(ctx: RunContext) -> ToolResult:
     result = act(ctx, "execute[SHOW TABLES]")
     rows = parse_rows(result.output) or []
-    return _with(result, part="tables", tables=[str(row[0]) for row in rows if row])
+    return _with(ctx, result, part="tables", tables=[str(row[0]) for row in rows if row])
 
 
 def describe(ctx: RunContext) -> ToolResult:
@@ -85,11 +100,11 @@ def describe(ctx: RunContext) -> ToolResult:
     table = (now.join if now.join is not None and now.columns is not None else now.table) or ""
     if table in now.described:  # a table joined without a key, chosen next: no second DESC
         columns = now.described[table]
-        return ToolResult(f"Columns of {table}: {', '.join(c.name for c in columns)}",
-                          data={"part": "columns", "columns": [[c.name, c.type] for c in columns]})
+        return _established(ctx, f"Columns of {table}: {', '.join(c.name for c in columns)}",
+                            {"part": "columns", "columns": [[c.name, c.type] for c in columns]})
     result = act(ctx, f"execute[DESC {quote(table)}]")
     columns = columns_of(parse_rows(result.output) or [])
-    return _with(result, part="columns", columns=[[c.name, c.type] for c in columns])
+    return _with(ctx, result, part="columns", columns=[[c.name, c.type] for c in columns])
 
 
 def look_up(ctx: RunContext) -> ToolResult:
@@ -101,7 +116,7 @@ def look_up(ctx: RunContext) -> ToolResult:
     text_columns = [c.name for c in columns or () if not c.numeric]
     literals = now.missing if in_join else now.values
     if not text_columns:
-        return ToolResult("no text columns to look in", data={"part": "lookup", "found": []})
+        return _established(ctx, "no text columns to look in", {"part": "lookup", "found": []})
     phrases = list(dict.fromkeys(p for literal in literals for p in _phrases(literal)))
     result = act(ctx, f"execute[{lookup_sql(table or '', text_columns, phrases)}]")
     found = []
@@ -109,7 +124,7 @@ def look_up(ctx: RunContext) -> ToolResult:
         for literal in literals:
             if any(p.lower() in str(value).lower() for p in _phrases(literal)):
                 found.append([literal, column, value])
-    return _with(result, part="lookup", found=found)
+    return _with(ctx, result, part="lookup", found=found)
 
 
 def _phrases(literal: str) -> list[str]:
@@ -124,11 +139,11 @@ def run_query(ctx: RunContext) -> ToolResult:
     result = act(ctx, f"execute[{sql}]")
     rows = parse_rows(result.output)
     empty = not rows or (len(rows) == 1 and all(value is None for value in rows[0]))
-    return _with(result, part="run", query=sql, empty=empty)
+    return _with(ctx, result, part="run", query=sql, empty=empty)
 
 
 def submit(ctx: RunContext) -> ToolResult:
-    return act(ctx, "submit")
+    return _with(ctx, act(ctx, "submit"))
 
 
 # -- candidates: what each choice is among ----------------------------------------------------
@@ -254,7 +269,7 @@ def _pending_number(now: Progress) -> int | None:
     return len(now.reading.numbers) - 1 if now.reading.numbers else None
 
 
-# -- transitions ------------------------------------------------------------------------------
+# -- transitions: small named conditions on what is established ------------------------------
 def _may_try_another_table(now: Progress, *, max_actions: int) -> bool:
     """Another table may be chosen: one is left, fewer than MAX_TABLES were tried, and the
     environment's actions suffice to describe it and run a query."""
@@ -268,58 +283,52 @@ def _wants_join(now: Progress, *, max_actions: int) -> bool:
             and len(now.tables) > 1 and now.actions + 4 < max_actions)
 
 
-def next_part(ctx: RunContext, *, max_actions: int) -> str:
-    """The first part the query still lacks, in the order of the module docstring."""
-    now = progress(ctx)
-    if is_done(ctx):
-        return "End"
-    if now.table is None:
-        return "Table"
-    if now.columns is None:
-        return "Describe"
-    reading = now.reading
-    if now.values and now.found is None:
-        return "Lookup"
-    if _wants_join(now, max_actions=max_actions):
-        return "Join"
-    if now.join is not None and now.join_columns is None:
-        return "Describe"
-    if now.join is not None and now.key is None and now.keys():
-        return "Key"
-    if now.joined and now.missing and now.join_found is None:
-        return "Lookup"
-    if now.values and not now.all_found() and _may_try_another_table(now, max_actions=max_actions):
-        return "Table"  # none of the question's values is in this table: it is likely the wrong one
-    if any(lit not in now.literal_conditions() for lit in now.literals):
-        return "Match"
-    if len(now.chosen("answer")) < now.answers_needed and answer_candidates(ctx):
-        return "Answer"
-    if now.grouped and not now.chosen("group"):
-        return "Group"
-    if len(now.number_conditions()) < len(reading.numbers):
-        return "Compare"
-    if (reading.sort or (reading.superlative and not reading.by_count)) and not now.chosen("sort"):
-        return "Sort"
-    if not now.runs or now.choices_since_run:
-        return "Run"
-    return "Submit"
+def _when(label: str, test: Callable[[Progress], bool]) -> Rule:
+    """A transition's condition on what is established (``label`` names it on the diagram)."""
+    return Rule(lambda ctx: test(progress(ctx)), label)
 
 
-def after_run(ctx: RunContext, *, max_actions: int) -> str:
-    """Rows: submit. No rows, NULLs only or an error: revise the part most likely wrong."""
-    now = progress(ctx)
-    if is_done(ctx):
-        return "End"
-    last = now.runs[-1]
-    if not last.get("empty") or now.actions >= max_actions - 1:
-        return "Submit"
-    if match_candidates(ctx) and now.chosen("match"):
-        return "Match"
-    if compare_candidates(ctx) and now.chosen("compare"):
-        return "Compare"
-    if _may_try_another_table(now, max_actions=max_actions):
-        return "Table"
-    return "Submit"
+EPISODE_OVER = Rule(lambda ctx: ctx.vars.done, "episode over")
+VALUES_TO_LOOK_UP = _when("values to look up", lambda now: bool(now.values) and now.found is None)
+KEY_TO_CHOOSE = _when("key to choose", lambda now: now.join is not None and now.key is None and bool(now.keys()))
+VALUES_IN_JOIN = _when("values to look up in the joined table",
+                       lambda now: now.joined and bool(now.missing) and now.join_found is None)
+MATCH_DUE = _when("a value without a condition", lambda now: any(lit not in now.literal_conditions() for lit in now.literals))
+GROUP_DUE = _when("group to choose", lambda now: now.grouped and not now.chosen("group"))
+COMPARE_DUE = _when("a number without a condition",
+                    lambda now: len(now.number_conditions()) < len(now.reading.numbers))
+SORT_DUE = _when("order to choose", lambda now: bool(now.reading.sort or (now.reading.superlative and not now.reading.by_count))
+                 and not now.chosen("sort"))
+
+
+def _answer_due(named_first: bool) -> Rule:
+    def due(ctx: RunContext[Established]) -> bool:
+        now = progress(ctx)
+        return len(now.chosen("answer")) < now.answers_needed and bool(answer_candidates(ctx, named_first=named_first))
+
+    return Rule(due, "answer column to choose")
+
+
+def _query_parts(answer_due: Rule) -> list[tuple[Rule, str]]:
+    """The parts of the query after the tables, in order; the first one due is next, else Run."""
+    return [(MATCH_DUE, "Match"), (answer_due, "Answer"), (GROUP_DUE, "Group"), (COMPARE_DUE, "Compare"),
+            (SORT_DUE, "Sort"), (always(), "Run")]
+
+
+def _revisions(max_actions: int) -> list[tuple[Rule, str]]:
+    """After a query: rows end the episode; no rows, NULLs only or an error revise the part most
+    likely wrong (another condition for a value, another column for a number, another table)."""
+    def rows_or_out_of_actions(ctx: RunContext[Established]) -> bool:
+        return not ctx.vars.runs[-1].get("empty") or ctx.vars.actions >= max_actions - 1
+
+    return [(EPISODE_OVER, "End"),
+            (Rule(rows_or_out_of_actions, "rows, or the last action"), "Submit"),
+            (Rule(lambda ctx: bool(match_candidates(ctx)) and bool(ctx.vars.choices.get("match")),
+                  "another condition for a value"), "Match"),
+            (Rule(lambda ctx: bool(compare_candidates(ctx)) and bool(ctx.vars.choices.get("compare")),
+                  "another column for a number"), "Compare"),
+            (_when("another table", functools.partial(_may_try_another_table, max_actions=max_actions)), "Table"),
+            (always(), "Submit")]
 
 
 # -- prompts ----------------------------------------------------------------------------------
@@ -382,40 +391,44 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", named_first: bool = False, m
     def among(candidates: Callable[..., list[str]]) -> Callable[[RunContext], list[str]]:
         return functools.partial(candidates, named_first=named_first)
 
-    def next_missing_part(ctx: RunContext) -> str:
-        return next_part(ctx, max_actions=max_turns)
+    join_due = _when("a table to join", functools.partial(_wants_join, max_actions=max_turns))
+    values_elsewhere = _when("the values are in none of its columns", lambda now: bool(now.values) and not now.all_found()
+                             and _may_try_another_table(now, max_actions=max_turns))
+    parts = _query_parts(_answer_due(named_first))
+    choice = Update(record_choice, writes=[f.name for f in fields(Established)])
 
-    def revise_or_submit(ctx: RunContext) -> str:
-        return after_run(ctx, max_actions=max_turns)
+    def picking(name: str, pick: Pick, exits: list[tuple[Rule, str]]) -> State:
+        return State(name, outputs=[pick, choice], transitions=exits)
 
-    revise = choose(revise_or_submit, targets=["Submit", "Match", "Compare", "Table", "End"], catch_all=True)
-
-    def part(name: str, output: Any) -> State:
-        """A state whose next state is the first part still missing: one after it (the parts are
-        filled in order), itself again (a part chosen several times), or one before it (_BACK)."""
-        later = list(_PARTS[_PARTS.index(name) + 1:]) if name in _PARTS else ["Table"]
-        again = [name] if name in ("Match", "Answer", "Compare") else []
-        back = _BACK.get(name, [])
-        onward = choose(next_missing_part, targets=[*back, *again, *later, "End"], catch_all=True)
-        return State(name, outputs=[output], transitions=[onward])
+    def acting(name: str, tool: Callable[[RunContext], ToolResult], exits: list[tuple[Rule, str]]) -> State:
+        return State(name, outputs=[CallTool(tool, name="sql")], transitions=[(EPISODE_OVER, "End"), *exits])
 
     states = [
-        part("Init", CallTool(show_tables, name="sql")),
-        part("Table", _pick("table", among(table_candidates), "Table:", chooser, schema=False)),
-        part("Describe", CallTool(describe, name="sql")),
-        part("Lookup", CallTool(look_up, name="sql")),
-        part("Join", _pick("join", join_candidates, "Join with table:", chooser)),
-        part("Key", _pick("key", key_candidates, "Join on:", chooser)),
-        part("Match", _pick("match", match_candidates, "Condition:", chooser)),
-        part("Answer", _pick("answer", among(answer_candidates), "Column:", chooser,
-                             focus=lambda n: n.reading.answer_words)),
-        part("Group", _pick("group", among(group_candidates), "Group rows by column:", chooser, focus=_group_words)),
-        part("Compare", _pick("compare", compare_candidates, "Condition:", chooser, focus=_number_words)),
-        part("Sort", _pick("sort", among(sort_candidates), "Sort rows by column:", chooser,
-                           focus=lambda n: n.reading.sort_words)),
-        State("Run", outputs=[CallTool(run_query, name="sql")], transitions=[revise]),
-        part("Submit", CallTool(submit, name="sql")),
+        acting("Init", show_tables, [(always(), "Table")]),
+        picking("Table", _pick("table", among(table_candidates), "Table:", chooser, schema=False),
+                [(always(), "Describe")]),
+        acting("Describe", describe, [(VALUES_TO_LOOK_UP, "Lookup"), (join_due, "Join"), (KEY_TO_CHOOSE, "Key"),
+                                      (values_elsewhere, "Table"), *parts]),
+        acting("Lookup", look_up, [(join_due, "Join"), (values_elsewhere, "Table"), *parts]),
+        picking("Join", _pick("join", join_candidates, "Join with table:", chooser), [(always(), "Describe")]),
+        picking("Key", _pick("key", key_candidates, "Join on:", chooser), [(VALUES_IN_JOIN, "Lookup"), *parts]),
+        picking("Match", _pick("match", match_candidates, "Condition:", chooser), parts),
+        picking("Answer", _pick("answer", among(answer_candidates), "Column:", chooser,
+                                focus=lambda n: n.reading.answer_words), parts[1:]),
+        picking("Group", _pick("group", among(group_candidates), "Group rows by column:", chooser,
+                               focus=_group_words), parts[3:]),
+        picking("Compare", _pick("compare", compare_candidates, "Condition:", chooser, focus=_number_words), parts[3:]),
+        picking("Sort", _pick("sort", among(sort_candidates), "Sort rows by column:", chooser,
+                              focus=lambda n: n.reading.sort_words), parts[5:]),
+        State("Run", outputs=[CallTool(run_query, name="sql")], transitions=_revisions(max_turns)),
+        State("Submit", outputs=[CallTool(submit, name="sql")], transitions=[(always(), "End")]),
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("-named" if named_first else "") + ("" if chooser in ("auto", "score") else f"-{chooser}")
-    return Flow(name=name, initial="Init", states=states, max_turns=4 * max_turns + 10)
+    return Flow(name=name, initial="Init", states=states, vars=Established, max_turns=4 * max_turns + 10)
+
+
+def record_choice(ctx: RunContext[Established]) -> dict[str, Any]:
+    """What the pick just made establishes (:func:`after_pick`)."""
+    picked = Picked.from_entry(ctx.history[-1])
+    return {} if picked is None else after_pick(ctx.vars, picked)

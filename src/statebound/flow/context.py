@@ -14,21 +14,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol
 
 from statebound.errors import DefinitionError
 from statebound.flow.agent import Agent
 from statebound.flow.events import BudgetHit, MessageAdded, StepEvent, TokenDelta
 from statebound.flow.history import Entry, EntryRole, MessageCache, Source, system_text
 from statebound.flow.result import CallKind, CallRecord, ExitReason
-from statebound.flow.variables import VarsSpec
+from statebound.flow.variables import VarsSpec, VarsT
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
 from statebound.llm.conformance import check_llm, complete_checked
 from statebound.llm.streaming import streaming_to
 
 __all__ = ["MachineInfo", "PauseRun", "RunContext", "Snapshot", "StopRun", "VarsT"]
-
-VarsT = TypeVar("VarsT")
 
 
 class StateInfo(Protocol):

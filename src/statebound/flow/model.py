@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
+from typing import Any, Generic, TypeVar, overload
 
 from statebound.errors import DefinitionError
 from statebound.flow import draw, engine
@@ -19,6 +19,7 @@ from statebound.flow.live.store import Checkpointer
 from statebound.flow.machine import Machine
 from statebound.flow.result import RunResult
 from statebound.flow.states import Edge, State, Transition
+from statebound.flow.variables import VarsT
 from statebound.llm.base import LLM
 
 __all__ = ["Edge", "Flow", "State", "Transition"]
@@ -36,7 +37,7 @@ def _run_blocking(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
         return pool.submit(lambda: asyncio.run(start())).result()
 
 
-class Flow(Machine):
+class Flow(Machine, Generic[VarsT]):
     """A validated StateFlow model that runs. Configuration is keyword-only; see ``docs/flow.md``
     (and ``docs/live-flows.md`` for checkpoints, resume, pauses for a person and forks).
 
@@ -46,6 +47,26 @@ class Flow(Machine):
     """
 
     __slots__ = ()
+
+    # Typed for mypy: Flow(...) is a Flow[None]; Flow(vars=Ticket) (the class or an instance) a
+    # Flow[Ticket], whose results' vars are Tickets (RunResult[Ticket]).
+    @overload
+    def __init__(self: Flow[None], *, name: str, initial: str, states: Iterable[State], system: str | None = None,
+                 max_turns: int = 20, token_budget: int | None = None, visit_limits: Mapping[str, int] | None = None,
+                 vars: None = None) -> None: ...  # noqa: A002
+
+    @overload
+    def __init__(self: Flow[VarsT], *, name: str, initial: str, states: Iterable[State], system: str | None = None,
+                 max_turns: int = 20, token_budget: int | None = None, visit_limits: Mapping[str, int] | None = None,
+                 vars: type[VarsT]) -> None: ...  # noqa: A002
+
+    @overload
+    def __init__(self: Flow[VarsT], *, name: str, initial: str, states: Iterable[State], system: str | None = None,
+                 max_turns: int = 20, token_budget: int | None = None, visit_limits: Mapping[str, int] | None = None,
+                 vars: VarsT) -> None: ...  # noqa: A002
+
+    def __init__(self, **configuration: Any) -> None:
+        super().__init__(**configuration)
 
     # ---- running -------------------------------------------------------------------------
     async def run(
@@ -59,7 +80,7 @@ class Flow(Machine):
         checkpointer: Checkpointer | None = None,
         thread: str | None = None,
         on_token: Callable[[TokenDelta], None] | None = None,
-    ) -> RunResult:
+    ) -> RunResult[VarsT]:
         """Solve ``task``: append it to the history, then move through the states until a final
         state, a limit or an error. ``llm`` is the default model; ``deps`` is passed to tools as
         ``ctx.deps``; ``on_event`` receives every event (sync or async callables);
@@ -88,7 +109,7 @@ class Flow(Machine):
         on_event: EventCallback | Sequence[EventCallback] | None = None,
         record_events: bool = True,
         on_token: Callable[[TokenDelta], None] | None = None,
-    ) -> RunResult:
+    ) -> RunResult[VarsT]:
         """Continue the stored ``thread`` from its last checkpoint. ``input`` answers the question
         a paused thread waits on (``result.pending``); a finished thread returns its result."""
         running = Running(llm, deps, on_event, record_events, on_token)
@@ -112,7 +133,7 @@ class Flow(Machine):
         checkpointer: Checkpointer | None = None,
         thread: str | None = None,
         on_token: Callable[[TokenDelta], None] | None = None,
-    ) -> RunResult:
+    ) -> RunResult[VarsT]:
         """:meth:`run` for synchronous code (works inside or outside a running event loop)."""
         return _run_blocking(lambda: self.run(task, llm=llm, deps=deps, on_event=on_event, record_events=record_events,
                                               checkpointer=checkpointer, thread=thread, on_token=on_token))
@@ -128,7 +149,7 @@ class Flow(Machine):
         on_event: EventCallback | Sequence[EventCallback] | None = None,
         record_events: bool = True,
         on_token: Callable[[TokenDelta], None] | None = None,
-    ) -> RunResult:
+    ) -> RunResult[VarsT]:
         """:meth:`resume` for synchronous code."""
         return _run_blocking(lambda: self.resume(thread, checkpointer=checkpointer, input=input, llm=llm, deps=deps,
                                                  on_event=on_event, record_events=record_events, on_token=on_token))

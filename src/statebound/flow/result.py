@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Generic, Literal
 
 from statebound.exits import ExitReason
 from statebound.flow.events import StepEvent
 from statebound.flow.history import Entry, Source
+from statebound.flow.variables import VarsT
 from statebound.llm.base import Usage
 
 __all__ = ["CallRecord", "ExitReason", "RunResult", "usage_dict"]
@@ -37,7 +38,7 @@ def usage_dict(usage: Usage) -> dict[str, int]:
 
 
 @dataclass(frozen=True, slots=True)
-class RunResult:
+class RunResult(Generic[VarsT]):
     """The outcome of :meth:`Flow.run <statebound.flow.Flow.run>`.
 
     ``usage`` sums every LLM call of the run (including transition and speaker choices);
@@ -63,7 +64,7 @@ class RunResult:
     error: BaseException | None = None
     events: tuple[StepEvent, ...] = field(default=(), repr=False)
     pending: str | None = None
-    vars: Any = None
+    vars: VarsT | None = None
 
     @property
     def ok(self) -> bool:

@@ -21,11 +21,13 @@ import dis
 import json
 import types
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from statebound.errors import DefinitionError
 
-__all__ = ["VarsSpec", "fields_read", "written_by"]
+__all__ = ["VarsSpec", "VarsT", "fields_read", "written_by"]
+
+VarsT = TypeVar("VarsT")  # a flow's variables type: Flow[VarsT], RunContext[VarsT], RunResult[VarsT]
 
 _PLAIN = (str, int, float, bool, type(None))
 _CONTAINERS = (list, tuple, dict, set, frozenset)

@@ -87,7 +87,7 @@ async def test_refused_actions_keep_the_state_and_the_step_limit_ends_the_run():
     sentence = "put some apple on sofa"
     world = _world(sentence, winning="never")
     world.max_steps = 3
-    result = await build_phases(parse_goal(sentence), max_steps=3).run(
+    result = await build_phases(parse_goal(sentence), max_turns=3).run(
         world.task, llm=ScriptedLLM(["dance", "sing", "go to sofa 1"]), deps=world)
     assert list(result.trajectory) == ["Find", "Find", "Find", "End"]
     assert world.failed_actions == 2 and not world.won

@@ -154,7 +154,7 @@ def test_react_numbers_turns_and_submits():
 
 def test_react_turn_limit():
     replies = [f" try\nAction {i}: execute[ls]" for i in range(1, 6)]
-    result, env, _ = _run(build_react(max_interactions=3), replies, [("a", True)] * 5)
+    result, env, _ = _run(build_react(max_turns=3), replies, [("a", True)] * 5)
     assert len(env.actions) == 3 and result.exit_reason is ExitReason.TURN_LIMIT
 
 

@@ -32,10 +32,10 @@ def _act(i: int) -> str:
     return f"Thought: step {i}\nAction: execute[cmd{i}]"
 
 
-def _run(replies, results, *, view="stateflow", max_interactions=10):
+def _run(replies, results, *, view="stateflow", max_turns=10):
     env = FakeBashEnv(results)
     llm = ScriptedLLM(replies)
-    result = build_stateflow(view=view, max_interactions=max_interactions).run_sync(QUESTION, llm=llm, deps=env)
+    result = build_stateflow(view=view, max_turns=max_turns).run_sync(QUESTION, llm=llm, deps=env)
     return result, env, llm
 
 

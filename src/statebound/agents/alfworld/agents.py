@@ -25,6 +25,7 @@ from statebound.agents.alfworld.phases import build_phases
 from statebound.agents.alfworld.prompts import react_prompt, stateact_prompt
 from statebound.agents.alfworld.stateflow import AuthorsStateFlow
 from statebound.agents.alfworld.walkthrough import play_walkthrough
+from statebound.agents.budget import actions_allowed
 from statebound.bench.contract import AgentSpec, Setup
 from statebound.bench.converters import trace_of_flow, trace_of_loop
 from statebound.bench.trace import ExitReason, Trace, TraceEntry
@@ -95,7 +96,7 @@ class FlowAgentForGame:
     seed: int = 0
 
     async def __call__(self, task: str, *, llm: LLM, env: AlfworldEnv) -> Trace:
-        flow = build_phases(parse_goal(task), max_steps=self.max_turns, scoped=self.scoped,
+        flow = build_phases(parse_goal(task), max_turns=self.max_turns, scoped=self.scoped,
                           grammar=self.grammar(task) if self.grammar else None, chooser=self.chooser,
                           seed=self.seed)
         return trace_of_flow(await flow.run(task, llm=llm, deps=env))
@@ -120,14 +121,14 @@ def _grammar(setup: Setup[AlfworldOptions], make: Callable[[tuple[str, ...]], st
 
 
 def _react(setup: Setup[AlfworldOptions]) -> LoopAgent:
-    return LoopAgent(ReactPolicy(), react_prompt, setup.max_turns or 50, setup.seed,
+    return LoopAgent(ReactPolicy(), react_prompt, actions_allowed(setup.max_turns), setup.seed,
                      _grammar(setup, react_grammar))
 
 
 def _chain(style: ChainOfStates) -> Callable[[Setup[AlfworldOptions]], LoopAgent]:
     def build(setup: Setup[AlfworldOptions]) -> LoopAgent:
         return LoopAgent(ChainPolicy(style=style), lambda task_type, task: stateact_prompt(task_type, task, style),
-                         setup.max_turns or 50, setup.seed, _grammar(setup, lambda names: stateact_grammar(style, names)))
+                         actions_allowed(setup.max_turns), setup.seed, _grammar(setup, lambda names: stateact_grammar(style, names)))
 
     return build
 
@@ -136,14 +137,14 @@ def _stateflow(*, scoped: bool, control: bool = False) -> Callable[[Setup[Alfwor
     def build(setup: Setup[AlfworldOptions]) -> FlowAgentForGame:
         grammar = None if scoped else _grammar(setup, action_grammar)
         chooser = "random" if control else setup.options.choice
-        return FlowAgentForGame(setup.max_turns or 50, scoped=scoped, grammar=grammar, chooser=chooser,
+        return FlowAgentForGame(actions_allowed(setup.max_turns), scoped=scoped, grammar=grammar, chooser=chooser,
                                 seed=setup.seed)
 
     return build
 
 
 def _alfchat(agents: int) -> Callable[[Setup[AlfworldOptions]], AlfChat]:
-    return lambda setup: AlfChat(agents, setup.max_turns or 50, speaker=setup.options.speaker)
+    return lambda setup: AlfChat(agents, actions_allowed(setup.max_turns), speaker=setup.options.speaker)
 
 
 def _free_replies(options: AlfworldOptions) -> None:
@@ -163,7 +164,7 @@ _VARIANT_SUMMARIES = {
 AGENTS: dict[str, AgentSpec[Any]] = {
     "react": AgentSpec(build=_react, summary="few-shot ReAct (the ReAct paper's ALFWorld prompts)"),
     **{name: AgentSpec(build=_chain(style), summary=_VARIANT_SUMMARIES[name]) for name, style in VARIANTS.items()},
-    "stateflow": AgentSpec(build=lambda setup: AuthorsStateFlow(setup.max_turns or 50), env={"admissible": True},
+    "stateflow": AgentSpec(build=lambda setup: AuthorsStateFlow(actions_allowed(setup.max_turns)), env={"admissible": True},
                            check=_free_replies, summary="StateFlow's ALFWorld machine as the authors run it "
                            "(object check, Plan, Pick, WrongPick, ...; replies matched to admissible commands)"),
     **{f"alfchat-{n}agents": AgentSpec(build=_alfchat(n), env={"admissible": True}, check=_free_replies, summary=f"ALFChat ({n} agents), the StateFlow blog's baseline: "

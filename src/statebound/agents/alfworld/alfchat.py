@@ -34,6 +34,7 @@ from typing import Literal
 from statebound.agents.alfworld.matching import closest_command
 from statebound.agents.alfworld.prompts import load_prompts
 from statebound.agents.alfworld.stateflow import run_length
+from statebound.agents.budget import transitions_for
 from statebound.agents.turns import latest_reply
 from statebound.bench.converters import trace_of_flow
 from statebound.bench.trace import Trace
@@ -165,7 +166,7 @@ def select_speaker(agents: int, *, by_model: bool = False) -> Callable[[Role | N
     return select
 
 
-def build_alfchat(task_type: str, *, agents: int = 2, max_steps: int = 50, max_tokens: int = 128,
+def build_alfchat(task_type: str, *, agents: int = 2, max_turns: int = 50, max_tokens: int = 128,
                   speaker: Speaker = RULES) -> Flow:
     """ALFChat with 2 or 3 agents for ``task_type``; ``deps`` must be an ``AlfworldEnv(admissible=True)``;
     ``speaker``: who speaks after the executor (module docstring)."""
@@ -180,7 +181,7 @@ def build_alfchat(task_type: str, *, agents: int = 2, max_steps: int = 50, max_t
         speaker: [n for n in after if n in names] for speaker, after in GRAPH.items() if speaker in names}
     by_model = speaker != RULES
     chat = GroupChat(roles, select_speaker=select_speaker(agents, by_model=by_model), allowed_transitions=graph,
-                     max_rounds=3 * max_steps + 2, auto_method=speaker if by_model else "text")  # type: ignore[arg-type]
+                     max_rounds=transitions_for(max_turns, per_action=3, outside=2), auto_method=speaker if by_model else "text")  # type: ignore[arg-type]
     return Flow(name=f"alfchat-{agents}agents-{task_type}", initial="Chat", max_turns=2, states=[
         State("Chat", outputs=[chat], transitions=[(always(), "End")]), State("End", final=True)])
 
@@ -194,5 +195,5 @@ class AlfChat:
     speaker: Speaker = RULES
 
     async def __call__(self, task: str, *, llm: LLM, env: AlfworldEnv) -> Trace:
-        flow = build_alfchat(env.task_type, agents=self.agents, max_steps=self.max_turns, speaker=self.speaker)
+        flow = build_alfchat(env.task_type, agents=self.agents, max_turns=self.max_turns, speaker=self.speaker)
         return trace_of_flow(await flow.run(OPENING + task, llm=llm, deps=env), data_keys=("command",))

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 
 from statebound.agents.alfworld.scoped import scoped_candidates
+from statebound.agents.budget import transitions_for
 from statebound.agents.turns import latest_reply, latest_tool_data
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.envs.alfworld.goals import Goal
@@ -123,9 +124,9 @@ def _acting(name: str, instruction: str, transitions: list[tuple[Test, str]], ca
     )
 
 
-def build_phases(goal: Goal, *, max_steps: int = 50, max_tokens: int = 48, grammar: str | None = None,
+def build_phases(goal: Goal, *, max_turns: int = 50, max_tokens: int = 48, grammar: str | None = None,
                scoped: bool = False, chooser: ChoiceMethod = "grammar", seed: int = 0) -> Flow:
-    """The machine for ``goal``'s task type (one transition per action, so ``max_steps`` turns).
+    """The machine for ``goal``'s task type (one transition per action, so ``max_turns`` transitions).
     ``grammar`` (format=grammar: :func:`statebound.agents.alfworld.grammar.action_grammar`)
     constrains every reply; ``scoped`` instead has each state pick among its scoped admissible
     commands with ``chooser`` (a :class:`Pick` method; ``seed`` fixes its ``random`` draws; the
@@ -167,4 +168,4 @@ def build_phases(goal: Goal, *, max_steps: int = 50, max_tokens: int = 48, gramm
             f"'put {obj} <number> in/on {rec} <number>'.", placed_all, call))
     states.append(State("End", final=True))
     return Flow(name=f"alfworld-{goal.task_type}{'-scoped' if scoped else ''}", initial="Find", states=states, system=SYSTEM,
-                max_turns=max_steps)
+                max_turns=transitions_for(max_turns))

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from statebound.agents.alfworld import stateflow_prompts as prompts
 from statebound.agents.alfworld.matching import closest_command
+from statebound.agents.budget import transitions_for
 from statebound.agents.turns import latest_reply
 from statebound.bench.converters import trace_of_flow
 from statebound.bench.trace import Trace
@@ -162,7 +163,7 @@ def _transitions(state: str, task_type: str) -> list[tuple[Rule, str]]:
     return [*common, (always(), state)]  # UseLamp
 
 
-def build_stateflow(task_type: str, *, max_steps: int = 50, check_tokens: int = 32, plan_tokens: int = 192,
+def build_stateflow(task_type: str, *, max_turns: int = 50, check_tokens: int = 32, plan_tokens: int = 192,
                     act_tokens: int = 128) -> Flow:
     """The authors' machine for ``task_type`` (``put``, ``clean``, ``heat``, ``cool``, ``examine``,
     ``puttwo``); the run's ``deps`` must be an ``AlfworldEnv(admissible=True)``. The token budgets
@@ -185,7 +186,8 @@ def build_stateflow(task_type: str, *, max_steps: int = 50, check_tokens: int = 
         State("End", final=True),
     ]
     # Init and Plan, then one transition per game action
-    return Flow(name=f"stateflow-{task_type}", initial="Init", states=states, max_turns=max_steps + 2)
+    return Flow(name=f"stateflow-{task_type}", initial="Init", states=states,
+                max_turns=transitions_for(max_turns, outside=2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,5 +197,5 @@ class AuthorsStateFlow:
     max_turns: int
 
     async def __call__(self, task: str, *, llm: LLM, env: AlfworldEnv) -> Trace:
-        flow = build_stateflow(env.task_type, max_steps=self.max_turns)
+        flow = build_stateflow(env.task_type, max_turns=self.max_turns)
         return trace_of_flow(await flow.run(HOUSEHOLD + task, llm=llm, deps=env), data_keys=("command",))

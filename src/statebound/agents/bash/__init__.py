@@ -18,6 +18,7 @@ from statebound.agents.bash.scoped import build_scoped
 from statebound.agents.bash.stateflow import build_stateflow
 from statebound.agents.bash.tools import action_from_reply, code_from_reply, execution_failed
 from statebound.agents.bash.vocabulary import bundled_vocabulary
+from statebound.agents.budget import actions_allowed
 from statebound.bench.contract import AgentSpec, Setup
 from statebound.bench.converters import FlowAgent, trace_of_actions
 from statebound.bench.trace import Trace
@@ -46,11 +47,11 @@ __all__ = [
 
 
 def _model_agent(build: Callable[..., Flow], summary: str, *, task_label: str = "", **fixed: Any) -> AgentSpec[BashOptions]:
-    """An agent whose flow ``build(max_interactions=, max_tokens=, response_format=, **fixed)`` makes;
+    """An agent whose flow ``build(max_turns=, max_tokens=, response_format=, **fixed)`` makes;
     ``task_label`` goes before the question (StateFlow's runner: ``Question: ``)."""
 
     def make(setup: Setup[BashOptions]) -> FlowAgent:
-        flow = build(max_interactions=setup.max_turns or 10, max_tokens=setup.options.reply_tokens,
+        flow = build(max_turns=actions_allowed(setup.max_turns), max_tokens=setup.options.reply_tokens,
                      response_format=setup.options.format, **fixed)
         return FlowAgent(flow, data_keys=("action", "outcome"), task_label=task_label)
 
@@ -63,7 +64,7 @@ def _scoped_agent(summary: str, *, control: bool, compose: bool = False) -> Agen
 
     def make(setup: Setup[BashOptions]) -> FlowAgent:
         flow = build_scoped(chooser="random" if control else setup.options.choice,
-                            max_interactions=setup.max_turns or 10,
+                            max_turns=actions_allowed(setup.max_turns),
                             vocabulary=bundled_vocabulary(leave_out=setup.task.id), compose=compose)
         return FlowAgent(flow, data_keys=("action", "outcome", "part", "command"))
 
@@ -109,7 +110,7 @@ def _nothing(setup: Setup[BashOptions]) -> PlayActions:
 
 def _replay(setup: Setup[BashOptions]) -> PlayActions:
     path = str(setup.options.replay)
-    return PlayActions("Replay", replay_for(_replays(path), setup.task.id, path), limit=setup.max_turns or 10)
+    return PlayActions("Replay", replay_for(_replays(path), setup.task.id, path), limit=actions_allowed(setup.max_turns))
 
 
 QUESTION = "Question: "  # how StateFlow's runner labels the task

@@ -12,6 +12,7 @@ import re
 
 from statebound.agents.bash import prompts
 from statebound.agents.bash.tools import execute_code, execute_reply, outcome_is
+from statebound.agents.budget import transitions_for
 from statebound.agents.response_format import (
     ResponseFormat,
     code_block_grammar,
@@ -31,7 +32,7 @@ def _observation(entry: Entry) -> str:
 
 
 def build_react(
-    *, max_interactions: int = 10, max_tokens: int = 256, response_format: ResponseFormat = "free"
+    *, max_turns: int = 10, max_tokens: int = 256, response_format: ResponseFormat = "free"
 ) -> Flow:
     """Few-shot ReAct on one state; the model submits with ``Action n: submit``
     (``response_format="grammar"``: each reply constrained to ``... Action n: ...``)."""
@@ -56,7 +57,7 @@ def build_react(
         name="react",
         initial="ReAct",
         states=[react, State("End", final=True)],
-        max_turns=max_interactions,
+        max_turns=transitions_for(max_turns),
     )
 
 
@@ -66,9 +67,9 @@ def plan_steps(plan: str) -> list[str]:
 
 
 def build_plan_solve(
-    *, max_interactions: int = 10, max_tokens: int = 256, response_format: ResponseFormat = "free"
+    *, max_turns: int = 10, max_tokens: int = 256, response_format: ResponseFormat = "free"
 ) -> Flow:
-    """Plan & Solve: a plan, then one command per step (at most ``max_interactions``);
+    """Plan & Solve: a plan, then one command per step (at most ``max_turns``);
     ``response_format="grammar"`` makes each command a one-line code block (the plan stays free)."""
     grammar = code_block_grammar("bash") if response_format == "grammar" else None
 
@@ -113,7 +114,7 @@ def build_plan_solve(
               transitions=[(steps_left, "Solve"), (always(), "End")]),
         State("End", final=True),
     ]  # fmt: skip
-    return Flow(name="plan-solve", initial="Plan", states=states, max_turns=max_interactions + 1)
+    return Flow(name="plan-solve", initial="Plan", states=states, max_turns=transitions_for(max_turns, outside=1))
 
 
 def _step_message(observation: str | None, step: str) -> str:

@@ -28,6 +28,7 @@ from statebound.agents.bash import prompts
 from statebound.agents.bash.rethink import rethink_messages, rethink_prompt
 from statebound.agents.bash.stateflow import View
 from statebound.agents.bash.tools import execute_reply, outcome_is, same_command_again
+from statebound.agents.budget import transitions_for
 from statebound.agents.response_format import ResponseFormat, thought_action_grammar
 from statebound.flow import Agent, CallLLM, CallTool, Flow, Instruction, State, always
 from statebound.flow.model import Transition
@@ -50,13 +51,13 @@ RETHINK_SEED = 0
 def build_output_end(
     *,
     view: View = "stateflow",
-    max_interactions: int = 10,
+    max_turns: int = 10,
     max_tokens: int = 256,
     response_format: ResponseFormat = "free",
     rethink: bool = False,
 ) -> Flow:
     """The output-end machine. ``view="sf-agent"`` gives each state its own agent, whose instruction is
-    never added to the shared history; ``max_interactions`` bounds the executed actions;
+    never added to the shared history; ``max_turns`` bounds the executed actions;
     ``response_format="grammar"`` constrains every reply to ``Thought: ...`` / ``Action: ...``;
     ``rethink=True`` adds the Rethink state (module docstring)."""
     grammar = thought_action_grammar() if response_format == "grammar" else None
@@ -94,5 +95,5 @@ def build_output_end(
         initial="Init",
         states=states,
         system=prompts.PAPER_SYSTEM,
-        max_turns=max_interactions + 1,
+        max_turns=transitions_for(max_turns, outside=1),
     )

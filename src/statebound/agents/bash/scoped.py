@@ -58,6 +58,7 @@ from statebound.agents.bash.vocabulary import (
     Vocabulary,
     program_of,
 )
+from statebound.agents.budget import transitions_for
 from statebound.envs.bash import format_execute
 from statebound.flow import (
     CallTool,
@@ -406,12 +407,12 @@ def _pick(name: str, candidates: Callable[[RunContext], list[str]], chooser: Cho
                 when_empty="(none)")
 
 
-def build_scoped(*, chooser: ChoiceMethod = "auto", max_interactions: int = 10,
+def build_scoped(*, chooser: ChoiceMethod = "auto", max_turns: int = 10,
                  vocabulary: Vocabulary, compose: bool = False, **_: Any) -> Flow:
     """The machine (module docstring) over ``vocabulary``. ``chooser``: how every part is chosen
     (a :class:`~statebound.flow.Pick` method: ``"auto"``, the best the model can run; ``"score"``,
     the model's scores; ``"label"``, ``"grammar"``; ``"random"``, the control). ``compose``: a find on a path is built a clause at a time, from the clauses of
-    every find head in ``vocabulary``, instead of as one of those heads. ``max_interactions`` is
+    every find head in ``vocabulary``, instead of as one of those heads. ``max_turns`` is
     the environment's action limit; other options (``max_tokens``, ``response_format``) do not
     apply: nothing is generated."""
     choice = Update(record_choice, writes=[f.name for f in fields(Progress)])
@@ -443,4 +444,5 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", max_interactions: int = 10,
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("-compose" if compose else "") + ("" if chooser in ("auto", "score") else f"-{chooser}")
-    return Flow(name=name, initial="Init", states=states, vars=Progress, max_turns=8 * max_interactions + 10)
+    return Flow(name=name, initial="Init", states=states, vars=Progress,
+                max_turns=transitions_for(max_turns, per_action=8, outside=10))

@@ -27,6 +27,7 @@ from typing import Literal
 
 from statebound.agents.bash import prompts
 from statebound.agents.bash.tools import execute_as_authors, outcome_is
+from statebound.agents.budget import transitions_for
 from statebound.agents.response_format import ResponseFormat, thought_action_grammar
 from statebound.flow import CallLLM, CallTool, Flow, Instruction, RunContext, State, always
 from statebound.flow.model import Transition
@@ -58,12 +59,12 @@ def progress_messages(instruction: str) -> Callable[[RunContext], list[Message]]
 def build_stateflow(
     *,
     view: View = "stateflow",
-    max_interactions: int = 10,
+    max_turns: int = 10,
     max_tokens: int = 256,
     response_format: ResponseFormat = "free",
 ) -> Flow:
     """The authors' Bash machine. ``view="sf-agent"`` gives each state its own prompt, never added
-    to the shared history; ``max_interactions`` bounds the actions (``submit`` included);
+    to the shared history; ``max_turns`` bounds the actions (``submit`` included);
     ``response_format="grammar"`` holds every reply to ``Thought: ...`` / ``Action: ...``."""
     grammar = thought_action_grammar() if response_format == "grammar" else None
 
@@ -83,4 +84,5 @@ def build_stateflow(
         State("End", final=True),
     ]
     # one transition per action, plus Init -> Solve
-    return Flow(name=view, initial="Init", states=states, system=prompts.SYSTEM, max_turns=max_interactions + 1)
+    return Flow(name=view, initial="Init", states=states, system=prompts.SYSTEM,
+                max_turns=transitions_for(max_turns, outside=1))

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from statebound.agents.budget import actions_allowed
 from statebound.agents.sql.baselines import build_plan_solve, build_react
 from statebound.agents.sql.oracles import build_gold, build_replay, load_replay
 from statebound.agents.sql.scoped import build_scoped
@@ -32,7 +33,7 @@ def _model_agent(build: Callable[..., Flow], summary: str, *, task_label: str = 
     ``task_label`` goes before the question (StateFlow's runner: ``Question: ``)."""
 
     def make(setup: Setup[SqlOptions]) -> FlowAgent:
-        return FlowAgent(build(max_turns=setup.max_turns, max_tokens=setup.options.reply_tokens,
+        return FlowAgent(build(max_turns=actions_allowed(setup.max_turns), max_tokens=setup.options.reply_tokens,
                                response_format=setup.options.format, **fixed), task_label=task_label)
 
     return AgentSpec(build=make, summary=summary)
@@ -65,7 +66,7 @@ def _needs_replay_file(options: SqlOptions) -> None:
 
 
 def _replay(setup: Setup[SqlOptions]) -> FlowAgent:
-    return FlowAgent(build_replay(_recorded(str(setup.options.replay)), max_turns=setup.max_turns or 10))
+    return FlowAgent(build_replay(_recorded(str(setup.options.replay)), max_turns=actions_allowed(setup.max_turns)))
 
 
 QUESTION = "Question: "  # how StateFlow's runner labels the task

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from statebound.agents.budget import transitions_for
 from statebound.agents.response_format import (
     ResponseFormat,
     code_block_grammar,
@@ -48,7 +49,7 @@ def build_react(*, refined: bool = False, max_tokens: int = 256, max_turns: int 
         CallTool(run_action, name="sql"),
     ], transitions=[(is_done, "End"), (always(), "ReAct")])
     return Flow(name="react-refined" if refined else "react", initial="ReAct",
-                states=[state, State("End", final=True)], max_turns=max_turns + 1)
+                states=[state, State("End", final=True)], max_turns=transitions_for(max_turns, outside=1))
 
 
 def parse_plan(text: str) -> list[str]:
@@ -104,7 +105,7 @@ def build_plan_solve(*, max_tokens: int = 256, max_turns: int = 10,
               transitions=[(always(), "End")]),
         State("End", final=True),
     ]
-    return Flow(name="plan-solve", initial="Plan", states=states, max_turns=max_turns + 3)
+    return Flow(name="plan-solve", initial="Plan", states=states, max_turns=transitions_for(max_turns, outside=3))
 
 
 def _step_message(observation: str | None, step: str) -> str:

@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from statebound.agents.budget import transitions_for
 from statebound.agents.sql.tools import act, env_action, is_done
 from statebound.errors import DefinitionError
 from statebound.flow import CallTool, Flow, RunContext, State, ToolResult, always
@@ -57,7 +58,7 @@ def build_replay(recorded: Mapping[str, Sequence[str]], *, max_turns: int = 10) 
         actions = list(recorded[task_id])
         return act(ctx, actions[done] if done < len(actions) else "submit")
 
-    return Flow(name="replay", initial="Replay", max_turns=max_turns + 2, states=[
+    return Flow(name="replay", initial="Replay", max_turns=transitions_for(max_turns, outside=2), states=[
         State("Replay", outputs=[CallTool(next_action, name="sql")],
               transitions=[(is_done, "End"), (always(), "Replay")]),
         State("End", final=True),

@@ -39,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
+from statebound.agents.budget import actions_allowed, transitions_for
 from statebound.agents.sql.progress import (
     Established,
     Progress,
@@ -386,7 +387,7 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", named_first: bool = False, m
     (:func:`named`): the machine's string matching decides those, the chooser the rest.
     ``max_turns`` is the environment's action limit. Other options (``max_tokens``,
     ``response_format``) do not apply: nothing is generated."""
-    max_turns = max_turns or 10
+    max_turns = actions_allowed(max_turns)
 
     def among(candidates: Callable[..., list[str]]) -> Callable[[RunContext], list[str]]:
         return functools.partial(candidates, named_first=named_first)
@@ -425,7 +426,8 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", named_first: bool = False, m
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("-named" if named_first else "") + ("" if chooser in ("auto", "score") else f"-{chooser}")
-    return Flow(name=name, initial="Init", states=states, vars=Established, max_turns=4 * max_turns + 10)
+    return Flow(name=name, initial="Init", states=states, vars=Established,
+                max_turns=transitions_for(max_turns, per_action=4, outside=10))
 
 
 def record_choice(ctx: RunContext[Established]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from statebound.agents.budget import transitions_for
 from statebound.agents.response_format import ResponseFormat, thought_action_grammar
 from statebound.agents.sql import prompts
 from statebound.agents.sql.tools import act, action_has, failed_step, is_done, run_llm_action
@@ -87,4 +88,4 @@ def build_stateflow(*, view: Literal["stateflow", "sf-agent"] = "stateflow",
     # every transition but Init's follows one environment action, so the environment's turn
     # limit (it submits at max_turns) ends the run first; the flow's own limit is a backstop
     return Flow(name=name, initial="Init", states=states, system=prompts.SYSTEM,
-                max_turns=max_turns + 2)
+                max_turns=transitions_for(max_turns, outside=2))

@@ -26,7 +26,7 @@ def by_agent(run_dir: Path) -> dict[str, dict[tuple[str, int], EpisodeResult]]:
     """A run's stored episodes, by agent, then by (task, seed)."""
     found: dict[str, dict[tuple[str, int], EpisodeResult]] = defaultdict(dict)
     with RunStore(run_dir, create=False, read_only=True) as store:
-        for result in store.results():
+        for result in store.results(with_trajectories=True):
             found[result.agent][(result.task, result.seed)] = result
     return found
 

@@ -21,9 +21,9 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
 from statebound.bench.registry import load_benchmark
+from statebound.contract.benchmark import EpisodeLimits
 from statebound.envs.alfworld.games import find_game
 from statebound.llm.base import LLM, Capabilities, Choice, Completion, Request, Usage
 from statebound.llm.registry import open_model

@@ -18,8 +18,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
-from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
+from statebound.contract.result import EpisodeResult
 
 
 def by_agent(run_dir: Path) -> dict[str, dict[tuple[str, int], EpisodeResult]]:

@@ -16,10 +16,11 @@ import asyncio
 import tempfile
 import time
 
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.episode import Episode, run_episode
-from statebound.bench.evaluate import Execution, execute_run, finish_run, prepare_run
+from statebound.bench.evaluate import Execution, execute_run, prepare_run
 from statebound.bench.models import ModelSpec, open_llm
+from statebound.contract.benchmark import EpisodeLimits
+from statebound.report.finish import finish_run
 
 ORACLE = ModelSpec("function:statebound.benchmarks.toy:oracle")
 

@@ -29,11 +29,11 @@ import socket
 import tempfile
 import time
 
-from statebound.bench.contract import EpisodeLimits, Task
 from statebound.bench.episode import Episode, run_episode
 from statebound.bench.evaluate import Execution, execute_run, prepare_run
 from statebound.bench.models import ModelSpec, open_llm
 from statebound.benchmarks.toy import oracle
+from statebound.contract.benchmark import EpisodeLimits, Task
 from statebound.llm.base import Message, Request
 
 

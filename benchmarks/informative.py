@@ -20,8 +20,8 @@ import argparse
 from pathlib import Path
 
 from statebound.bench.informative import informative_tasks
-from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
+from statebound.contract.result import EpisodeResult
 from statebound.report.status import find_runs
 
 

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from statebound.bench.contract import Setup
 from statebound.bench.registry import benchmark_names, load_agents, load_benchmark
-from statebound.bench.trace import ExitReason, Trace
+from statebound.contract.benchmark import Setup
+from statebound.contract.trace import ExitReason, Trace
 from statebound.envs.base import Environment, Score, StepResult
 
 pytestmark = pytest.mark.integration

@@ -64,8 +64,8 @@ def test_checkpoint_makes_a_store_being_written_complete_on_its_own(tmp_path):
 def test_status_shows_progress_and_the_agents_not_started(tmp_path):
     from statebound.bench.models import ModelSpec
     from statebound.bench.plan import RunConfig
-    from statebound.bench.result import EpisodeResult
     from statebound.bench.store import RunStore
+    from statebound.contract.result import EpisodeResult
 
     run_dir = tmp_path / "intercode-bash-smollm2" / "stateflow"
     config = RunConfig(benchmark="intercode-bash", agents=("stateflow",), models=(ModelSpec("smollm2"),),
@@ -87,8 +87,8 @@ def test_status_shows_progress_and_the_agents_not_started(tmp_path):
 def test_a_complete_record_agent_is_skipped_without_opening_its_run(tmp_path):
     from statebound.bench.models import ModelSpec
     from statebound.bench.plan import RunConfig
-    from statebound.bench.result import EpisodeResult
     from statebound.bench.store import RunStore
+    from statebound.contract.result import EpisodeResult
 
     run_dir = tmp_path / "intercode-bash-smollm2" / "stateflow"
     config = RunConfig(benchmark="intercode-bash", agents=("stateflow",), models=(ModelSpec("smollm2"),),
@@ -109,8 +109,8 @@ def test_a_crashed_episode_is_run_again(tmp_path):
     episode alone (here the gold oracle, so no model time is spent)."""
     from statebound.bench.models import ModelSpec
     from statebound.bench.plan import EpisodeLimits, RunConfig
-    from statebound.bench.result import EpisodeResult
     from statebound.bench.store import RunStore
+    from statebound.contract.result import EpisodeResult
 
     tasks = tuple(task.id for task in load_benchmark("intercode-bash").benchmark.tasks())
     run_dir = tmp_path / "intercode-bash-smollm2" / "gold"

@@ -29,9 +29,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "list_models", "FunctionLLM", "ScriptedLLM", "check_llm", "BackendProtocolError",
     ),
     "statebound.spec": ("Spec", "parse_spec", "load_bundled", "check_spec"),
-    "statebound.bench": ("TaskSelection", "EpisodeLimits", "Execution", "prepare_run", "execute_run", "finish_run",
-                         "Benchmark", "BenchmarkOptions", "AgentSpec", "Setup", "Task", "Grade"),
-    "statebound.bench.converters": ("FlowAgent",),
+    "statebound.bench": ("TaskSelection", "Execution", "prepare_run", "execute_run"),
+    "statebound.contract": ("EpisodeLimits", "Benchmark", "BenchmarkOptions", "AgentSpec", "Setup", "Task", "Grade"),
+    "statebound.contract.converters": ("FlowAgent",),
+    "statebound.report.finish": ("finish_run",),
     "statebound.envs.base": ("StepResult", "Score"),
     "statebound.bench.evaluate": ("run_task",),
     "statebound.errors": ("StateboundError", "DefinitionError"),
@@ -67,22 +68,18 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and editors see
-    from statebound.bench import (
+    from statebound.bench import Execution, TaskSelection, execute_run, prepare_run
+    from statebound.bench.evaluate import run_task
+    from statebound.contract import (
         AgentSpec,
         Benchmark,
         BenchmarkOptions,
         EpisodeLimits,
-        Execution,
         Grade,
         Setup,
         Task,
-        TaskSelection,
-        execute_run,
-        finish_run,
-        prepare_run,
     )
-    from statebound.bench.converters import FlowAgent
-    from statebound.bench.evaluate import run_task
+    from statebound.contract.converters import FlowAgent
     from statebound.envs.base import Score, StepResult
     from statebound.errors import DefinitionError, StateboundError
     from statebound.flow import (
@@ -129,5 +126,6 @@ if TYPE_CHECKING:  # what type checkers and editors see
         list_models,
         open_model,
     )
+    from statebound.report.finish import finish_run
     from statebound.spec import Spec, check_spec, load_bundled
     from statebound.spec import parse as parse_spec

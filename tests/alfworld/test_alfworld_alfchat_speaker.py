@@ -6,9 +6,9 @@ import pytest
 
 pytest.importorskip("alfworld")
 
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
 from statebound.bench.registry import load_benchmark
+from statebound.contract.benchmark import EpisodeLimits
 from statebound.llm.base import Capabilities, Request
 from statebound.llm.testing import FunctionLLM
 

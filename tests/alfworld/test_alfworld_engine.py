@@ -5,8 +5,8 @@ import pytest
 pytest.importorskip("alfworld")
 
 from statebound.agents.alfworld.walkthrough import play_walkthrough
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
+from statebound.contract.benchmark import EpisodeLimits
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.envs.base import Environment
 from statebound.errors import DefinitionError

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from statebound.bench.result import EpisodeResult
 from statebound.benchmarks.alfworld import Alfworld
+from statebound.contract.result import EpisodeResult
 from statebound.envs.alfworld import StateCheck, TrackedState, state_accuracy
 from statebound.report.metrics import summarize
 from statebound.report.tables import Report, to_markdown

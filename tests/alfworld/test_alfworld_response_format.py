@@ -17,12 +17,12 @@ from statebound.agents.alfworld.grammar import (
     stateact_grammar,
 )
 from statebound.agents.alfworld.phases import build_phases
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
 from statebound.bench.registry import load_benchmark
 from statebound.chain.loop import ChainPolicy as StateActPolicy
 from statebound.chain.loop import ReactPolicy
 from statebound.chain.steps import VARIANTS
+from statebound.contract.benchmark import EpisodeLimits
 from statebound.envs.alfworld.goals import parse_goal
 from statebound.errors import DefinitionError, UnsupportedFeature
 from statebound.llm.base import Capabilities

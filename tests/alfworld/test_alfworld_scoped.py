@@ -8,8 +8,8 @@ import pytest
 pytest.importorskip("alfworld")
 
 from statebound.agents.alfworld.scoped import choice_grammar, offered, random_choice, scoped_actions
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
+from statebound.contract.benchmark import EpisodeLimits
 from statebound.envs.alfworld.games import find_game
 from statebound.envs.alfworld.goals import parse_goal
 from statebound.errors import UnsupportedFeature

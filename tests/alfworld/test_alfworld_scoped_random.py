@@ -5,8 +5,8 @@ import pytest
 pytest.importorskip("alfworld")
 
 from statebound.agents.alfworld.agents import AGENTS
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
+from statebound.contract.benchmark import EpisodeLimits
 from statebound.llm.testing import ScriptedLLM
 from statebound.report.figures import choices_made
 

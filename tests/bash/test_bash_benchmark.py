@@ -8,10 +8,10 @@ import json
 import pytest
 from bash_doubles import needs_sandbox
 
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
 from statebound.bench.registry import load_benchmark
 from statebound.benchmarks.intercode_bash import BashOptions
+from statebound.contract.benchmark import EpisodeLimits
 from statebound.errors import DefinitionError
 from statebound.exits import ExitReason
 from statebound.llm.testing import ScriptedLLM

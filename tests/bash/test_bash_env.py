@@ -7,8 +7,8 @@ import shutil
 import pytest
 from bash_doubles import needs_sandbox
 
-from statebound.bench.contract import Task
 from statebound.benchmarks.intercode_bash import BashOptions, InterCodeBash
+from statebound.contract.benchmark import Task
 from statebound.envs.base import Environment
 from statebound.envs.bash import BashEnv, Sandbox, get_task, load_tasks
 from statebound.envs.bash import sandbox as sandbox_module

@@ -10,9 +10,9 @@ from bash_doubles import FakeBashEnv, needs_sandbox
 
 from statebound.agents.bash import build_plan_solve, build_react, build_stateflow
 from statebound.agents.response_format import code_block_grammar, thought_action_grammar
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
 from statebound.bench.registry import load_benchmark
+from statebound.contract.benchmark import EpisodeLimits
 from statebound.errors import DefinitionError, UnsupportedFeature
 from statebound.llm.base import Capabilities
 from statebound.llm.testing import ScriptedLLM

@@ -10,9 +10,9 @@ from bash_doubles import FakeBashEnv, needs_sandbox
 
 from statebound.agents.bash import build_stateflow, prompts
 from statebound.agents.bash.tools import authors_failed
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
 from statebound.bench.registry import load_benchmark
+from statebound.contract.benchmark import EpisodeLimits
 from statebound.envs.base import StepResult
 from statebound.envs.bash.actions import INVALID_ACTION_OBSERVATION
 from statebound.flow import ExitReason

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from statebound.bench.trace import TraceEntry
 from statebound.benchmarks.toy import oracle
+from statebound.contract.trace import TraceEntry
 from statebound.errors import FatalProviderError, UnsupportedFeature
 from statebound.llm.base import Request, Usage
 from statebound.llm.testing import request_text

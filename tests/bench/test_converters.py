@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness_doubles import entry
 
-from statebound.bench.converters import trace_of_flow
+from statebound.contract.converters import trace_of_flow
 from statebound.exits import ExitReason
 from statebound.flow import CallLLM, CallTool, Flow, State, ToolResult, always
 from statebound.llm.testing import ScriptedLLM

@@ -9,10 +9,10 @@ import shutil
 
 import pytest
 
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
 from statebound.bench.registry import load_benchmark
-from statebound.bench.result import EpisodeResult
+from statebound.contract.benchmark import EpisodeLimits
+from statebound.contract.result import EpisodeResult
 from statebound.llm.testing import ScriptedLLM
 from statebound.report.metrics import summarize
 from statebound.report.sections import sections

@@ -4,7 +4,7 @@ import pytest
 
 from statebound.bench.pace import Pace, format_duration, format_seconds
 from statebound.bench.progress import RunProgress
-from statebound.bench.result import EpisodeResult
+from statebound.contract.result import EpisodeResult
 
 
 def _done(agent, seconds, *, error=None):

@@ -5,8 +5,9 @@ import tempfile
 
 import pytest
 
-from statebound.bench.evaluate import Execution, execute_run, finish_run, prepare_run
+from statebound.bench.evaluate import Execution, execute_run, prepare_run
 from statebound.bench.store import RunStore
+from statebound.report.finish import finish_run
 
 pytestmark = pytest.mark.integration
 

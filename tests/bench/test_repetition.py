@@ -3,7 +3,7 @@
 import pytest
 from harness_doubles import entry
 
-from statebound.bench.result import EpisodeResult
+from statebound.contract.result import EpisodeResult
 from statebound.report.repetition import longest_repeat, replies, summarize_repetition
 from statebound.report.tables import build_report, load_runs, sections
 

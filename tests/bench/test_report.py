@@ -6,13 +6,13 @@ import json
 import pytest
 from harness_doubles import entry
 
-from statebound.bench.evaluate import finish_run
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
-from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
+from statebound.contract.result import EpisodeResult
 from statebound.llm.base import Usage
 from statebound.report.figures import state_figures
+from statebound.report.finish import finish_run
 from statebound.report.plots import state_usage, success_by_length
 from statebound.report.tables import build_report, load_runs
 

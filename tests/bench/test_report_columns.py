@@ -7,13 +7,14 @@ import json
 import pytest
 from rich.console import Console
 
-from statebound.bench.evaluate import finish_run
+from statebound.bench.declared_columns import report_columns
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
-from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
+from statebound.contract.columns import MetaColumn, column_value, merge_columns
+from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError
-from statebound.report.columns import MetaColumn, column_value, merge_columns, report_columns
+from statebound.report.finish import finish_run
 from statebound.report.tables import build_report, load_runs, print_report
 
 EM = MetaColumn("em", "EM %", scale=100, missing=0.0)

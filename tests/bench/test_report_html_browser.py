@@ -10,13 +10,13 @@ import subprocess
 
 import pytest
 
-from statebound.bench.evaluate import finish_run
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
-from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
-from statebound.bench.trace import TraceEntry
+from statebound.contract.result import EpisodeResult
+from statebound.contract.trace import TraceEntry
 from statebound.llm.base import Usage
+from statebound.report.finish import finish_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from statebound.bench.contract import AgentSpec, EpisodeLimits
 from statebound.bench.episode import Episode, run_episode
 from statebound.bench.evaluate import Execution, execute_run, prepare_run
 from statebound.bench.registry import load_benchmark
 from statebound.bench.store import RunStore
-from statebound.bench.trace import Trace
+from statebound.contract.benchmark import AgentSpec, EpisodeLimits
+from statebound.contract.trace import Trace
 from statebound.errors import FatalProviderError, ProviderError
 from statebound.exits import ExitReason
 from statebound.llm.base import chat

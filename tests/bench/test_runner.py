@@ -4,10 +4,10 @@ import re
 
 import pytest
 
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import Execution, execute_run, prepare_run
 from statebound.bench.plan import TaskSelection
 from statebound.bench.store import ConfigMismatch, RunStore
+from statebound.contract.benchmark import EpisodeLimits
 from statebound.errors import DefinitionError
 
 JITTERY = "function:statebound.benchmarks.toy:jittery_oracle"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from statebound.bench.contract import Task
 from statebound.bench.plan import TaskSelection, select_tasks
 from statebound.bench.sampling import stratified_sample
+from statebound.contract.benchmark import Task
 from statebound.errors import DefinitionError
 
 

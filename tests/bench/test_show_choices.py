@@ -10,15 +10,15 @@ import asyncio
 import pytest
 from typer.testing import CliRunner
 
-from statebound.bench.converters import trace_of_flow
-from statebound.bench.evaluate import finish_run
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
-from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
 from statebound.cli.app import app
+from statebound.contract.converters import trace_of_flow
+from statebound.contract.result import EpisodeResult
 from statebound.flow import CallLLM, Flow, Instruction, Pick, State, always
 from statebound.llm.testing import ScriptedLLM
+from statebound.report.finish import finish_run
 from statebound.report.show import choice_lines
 
 COLOURS = ["red", "green", "blue", "cyan", "magenta", "yellow", "black", "white", "grey", "olive", "navy", "teal"]

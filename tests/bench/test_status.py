@@ -8,9 +8,9 @@ from typer.testing import CliRunner
 
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
-from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunNotFound, RunStore
 from statebound.cli.app import app
+from statebound.contract.result import EpisodeResult
 from statebound.report.status import find_runs, run_progress, status_section
 
 TASKS = ("t1", "t2", "t3", "t4")

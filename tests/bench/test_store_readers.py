@@ -10,11 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from statebound.bench.evaluate import finish_run
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
-from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
+from statebound.contract.result import EpisodeResult
+from statebound.report.finish import finish_run
 from statebound.report.status import run_progress
 
 CONFIG = RunConfig(benchmark="toy", agents=("a",), models=(ModelSpec("m"),), task_ids=("t1", "t2"))
@@ -91,7 +91,7 @@ def test_a_killed_writers_log_is_folded_in_by_the_next_reader(tmp_path: Path) ->
         store.start(CONFIG, resume=False)
     killed = (
         "import os, sys\n"
-        "from statebound.bench.result import EpisodeResult\n"
+        "from statebound.contract.result import EpisodeResult\n"
         "from statebound.bench.store import RunStore\n"
         "store = RunStore(sys.argv[1])\n"
         "for position, task in enumerate(('t1', 't2')):\n"

@@ -222,9 +222,9 @@ def test_the_visit_limit_bound_matches_the_engine(limit, reason):
 # ---- every flow the project ships -----------------------------------------------------------
 def _agent_flows(benchmark: str, replay: str) -> dict[str, Flow]:
     """The flows of ``benchmark``'s registered agents that are flows (oracles included)."""
-    from statebound.bench.contract import Setup, Task
-    from statebound.bench.converters import FlowAgent
     from statebound.bench.registry import benchmark_class, load_agents
+    from statebound.contract.benchmark import Setup, Task
+    from statebound.contract.converters import FlowAgent
 
     setup = Setup(options=benchmark_class(benchmark).Options(replay=replay), task=Task("1-0", "a task"), seed=0,
                   max_turns=10)

@@ -9,8 +9,8 @@ import io
 
 import pytest
 
-from statebound.bench.converters import trace_of_flow
-from statebound.bench.result import EpisodeResult
+from statebound.contract.converters import trace_of_flow
+from statebound.contract.result import EpisodeResult
 from statebound.flow import CallLLM, ExitReason, Flow, State, always, contains
 from statebound.flow.events import refused_by_limit
 from statebound.flow.live import SQLiteCheckpointer

@@ -17,8 +17,8 @@ from statebound.agents.qa.scoped_reading import (
     named_things,
     spans_of_kind,
 )
-from statebound.bench.contract import Setup, Task
 from statebound.benchmarks.qa import HotpotOptions
+from statebound.contract.benchmark import Setup, Task
 from statebound.envs.qa.corpus import Corpus, hotpot_distractor_corpus
 from statebound.envs.qa.datasets import QAItem, load_hotpotqa
 from statebound.envs.qa.env import QAEnvironment

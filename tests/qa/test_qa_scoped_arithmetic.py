@@ -15,8 +15,8 @@ from statebound.agents.qa.catalog import GSM8K_AGENTS
 from statebound.agents.qa.quantities import format_quantity, parse_quantity, quantities, steps
 from statebound.agents.qa.scoped import ScopedQAAgent
 from statebound.agents.qa.scoped_arithmetic import build_scoped_arithmetic
-from statebound.bench.contract import Setup, Task
 from statebound.benchmarks.qa import Gsm8kOptions
+from statebound.contract.benchmark import Setup, Task
 from statebound.envs.qa.datasets import QAItem
 from statebound.envs.qa.env import QAEnvironment
 from statebound.flow import ExitReason, picks

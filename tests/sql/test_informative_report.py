@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 from statebound.bench.informative import informative_tasks
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
-from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
 from statebound.cli.app import app
+from statebound.contract.result import EpisodeResult
 
 # 404 counts the rows of an empty table (a count of 0: doing nothing solves it); 3 and 5 do not
 OUTCOMES = {("A", "404"): True, ("A", "3"): True, ("A", "5"): False,

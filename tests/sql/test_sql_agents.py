@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from statebound.agents.sql import AGENTS
-from statebound.bench.contract import EpisodeLimits, Setup, Task
 from statebound.bench.evaluate import run_task
 from statebound.bench.registry import load_benchmark
 from statebound.benchmarks.intercode_sql import SqlOptions
+from statebound.contract.benchmark import EpisodeLimits, Setup, Task
 from statebound.envs.sql import SqlEnvironment, load_tasks
 from statebound.envs.sql.sqlite_backend import SqliteBackend
 from statebound.errors import DefinitionError

@@ -8,9 +8,9 @@ import asyncio
 import pytest
 
 from statebound.agents.response_format import code_block_grammar, thought_action_grammar
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.evaluate import run_task
 from statebound.bench.registry import LoadedBenchmark, load_benchmark
+from statebound.contract.benchmark import EpisodeLimits
 from statebound.envs.sql.sqlite_backend import SqliteBackend
 from statebound.errors import DefinitionError, UnsupportedFeature
 from statebound.llm.base import LLM, Capabilities

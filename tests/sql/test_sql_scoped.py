@@ -15,8 +15,8 @@ from statebound.agents.sql.sketch import (
     parse_rows,
     sql_literal,
 )
-from statebound.bench.contract import Setup, Task
 from statebound.benchmarks.intercode_sql import SqlOptions
+from statebound.contract.benchmark import Setup, Task
 from statebound.envs.sql import SqlEnvironment, load_tasks
 from statebound.envs.sql.sqlite_backend import SqliteBackend
 from statebound.flow import ExitReason, picks

@@ -9,11 +9,11 @@ import asyncio
 import pytest
 from typer.testing import CliRunner
 
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.episode import check_agent
 from statebound.bench.evaluate import run_task
 from statebound.bench.registry import LoadedBenchmark, load_benchmark
 from statebound.cli.app import app
+from statebound.contract.benchmark import EpisodeLimits
 from statebound.errors import DefinitionError, UnsupportedFeature
 from statebound.llm.base import Capabilities, Choice, Request, TokenLogprob
 from statebound.llm.testing import FunctionLLM

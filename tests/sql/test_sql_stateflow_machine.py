@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 from statebound.agents.sql import AGENTS
-from statebound.bench.contract import Setup, Task
 from statebound.benchmarks.intercode_sql import SqlOptions
+from statebound.contract.benchmark import Setup, Task
 from statebound.envs.sql import SqlEnvironment, load_tasks
 from statebound.envs.sql.sqlite_backend import SqliteBackend
 from statebound.llm.testing import ScriptedLLM

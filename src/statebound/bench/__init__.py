@@ -1,13 +1,13 @@
 """The benchmark harness: run agents x models x seeds over a benchmark's tasks into a resumable store.
 
-- the contract (:mod:`~statebound.bench.contract`): a declared :class:`Benchmark` (options, tasks,
+- the contract (:mod:`statebound.contract`, below the agents; re-exported here): a declared :class:`Benchmark` (options, tasks,
   one environment per episode, grading), its agents (:class:`AgentSpec`), an agent's
-  :class:`Trace` (:mod:`~statebound.bench.trace`; :mod:`~statebound.bench.converters` makes one
+  :class:`Trace` (:mod:`~statebound.contract.trace`; :mod:`~statebound.contract.converters` makes one
   from a flow, a monitor or a chain-of-states run);
 - the registry (:mod:`~statebound.bench.registry`): benchmarks, agents and model backends by entry
   point;
-- running: :func:`prepare_run` / :func:`execute_run` / :func:`finish_run`
-  (:mod:`~statebound.bench.evaluate`), one episode runner (:mod:`~statebound.bench.episode`),
+- running: :func:`prepare_run` / :func:`execute_run` (:mod:`~statebound.bench.evaluate`; writing
+  the report afterwards is :func:`statebound.report.finish.finish_run`), one episode runner (:mod:`~statebound.bench.episode`),
   the run store (:mod:`~statebound.bench.store`), local and Ray executors.
 
 Reports, statistics and plots read stores from :mod:`statebound.report`. Heavier names load on
@@ -19,18 +19,20 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from statebound.bench.contract import (
+from statebound.contract import (
     Agent,
     AgentSpec,
     Benchmark,
     BenchmarkOptions,
     EpisodeLimits,
+    EpisodeResult,
+    ExitReason,
     Grade,
     Setup,
     Task,
+    Trace,
+    TraceEntry,
 )
-from statebound.bench.result import EpisodeResult
-from statebound.bench.trace import ExitReason, Trace, TraceEntry
 
 __all__ = [
     "Agent",
@@ -51,7 +53,6 @@ __all__ = [
     "Trace",
     "TraceEntry",
     "execute_run",
-    "finish_run",
     "load_benchmark",
     "prepare_run",
 ]
@@ -59,7 +60,6 @@ __all__ = [
 _LAZY = {
     "load_benchmark": "registry", "ModelSpec": "models", "TaskSelection": "plan", "RunConfig": "plan",
     "RunStore": "store", "Execution": "evaluate", "prepare_run": "evaluate", "execute_run": "evaluate",
-    "finish_run": "evaluate",
 }
 
 

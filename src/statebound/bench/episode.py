@@ -3,7 +3,7 @@
 For each episode the harness makes the benchmark's environment, resets it on the task, builds the
 agent and runs it with a metered model (which enforces the token limit), grades the episode and
 closes the environment, all under the wall-clock limit. A crash becomes an
-:class:`~statebound.bench.result.EpisodeResult` carrying the error, so one broken episode is
+:class:`~statebound.contract.result.EpisodeResult` carrying the error, so one broken episode is
 recorded instead of killing the run. Errors that every episode would meet alike stop the run
 instead (:data:`RUN_STOPPING`): a mistake in the run's configuration (a model without a feature
 an agent needs, see :func:`check_agent`) and a provider that refuses every request
@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from statebound.bench.contract import AgentSpec, Benchmark, EpisodeLimits, Grade, Setup, Task
-from statebound.bench.result import EpisodeResult
-from statebound.bench.trace import Trace
+from statebound.contract.benchmark import AgentSpec, Benchmark, EpisodeLimits, Grade, Setup, Task
+from statebound.contract.result import EpisodeResult
+from statebound.contract.trace import Trace
 from statebound.errors import (
     BudgetExceeded,
     FatalProviderError,

@@ -1,4 +1,5 @@
-"""The whole evaluation in three calls: prepare a run, execute it, write its exports and report.
+"""Running an evaluation: prepare a run, then execute it into its store. Writing its exports and
+report is :func:`statebound.report.finish.finish_run`, one layer up:
 
 ```python
 config, benchmark = prepare_run("toy", agents=["direct", "verify"],
@@ -10,28 +11,25 @@ report, files = finish_run(["runs/toy"], out_dir="runs/toy")
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from statebound.bench.contract import EpisodeLimits, Task
 from statebound.bench.episode import Episode, run_episode
 from statebound.bench.executors import make_executor
-from statebound.bench.informative import fill_informative
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig, TaskSelection, select_tasks
 from statebound.bench.registry import LoadedBenchmark, load_benchmark
-from statebound.bench.result import EpisodeResult
 from statebound.bench.runner import RunOutcome, run_episodes
 from statebound.bench.store import RunStore, check_run_dir
+from statebound.contract.benchmark import EpisodeLimits, Task
+from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError
 from statebound.llm.base import LLM
 from statebound.llm.registry import check_model
-from statebound.report.export import export_run
-from statebound.report.tables import Report, build_report, load_runs, on_shared_tasks, write_report
 
-__all__ = ["Execution", "execute_run", "finish_run", "prepare_run", "run_task"]
+__all__ = ["Execution", "execute_run", "prepare_run", "run_task"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -174,44 +172,3 @@ async def run_task(
     episode = Episode(task=by_id[task], agent=agent, model=llm.model, seed=seed)
     return await run_episode(loaded.benchmark, {agent: spec}, episode, llm=llm, limits=limits)
 
-
-def finish_run(
-    run_dirs: Sequence[str | Path],
-    *,
-    out_dir: str | Path,
-    breakdown_keys: Sequence[str] | None = None,
-    bin_width: int | None = None,
-    plots: bool = True,
-    shared_tasks: bool = False,
-    informative: bool = False,
-    informative_progress: Callable[[str, int, int], None] | None = None,
-) -> tuple[Report, list[Path]]:
-    """Export each run (``results.jsonl``, trajectories), then write the report and plots to
-    ``out_dir``; ``shared_tasks``: report only the tasks every run has (:func:`on_shared_tasks`);
-    ``informative``: work out which tasks are informative for runs stored before their benchmark
-    marked them (:func:`~statebound.bench.informative.fill_informative`, followed by
-    ``informative_progress``)."""
-    files = []
-    for run_dir in run_dirs:
-        with RunStore(run_dir, read_only=True) as store:
-            files.append(export_run(store))
-    runs = load_runs(run_dirs, with_trajectories=True)  # plots and the repeated-replies table
-    if shared_tasks:
-        runs = on_shared_tasks(runs)
-    if informative:
-        fill_informative(runs, informative_progress)
-    report = build_report(runs, breakdown_keys=breakdown_keys)
-    files += write_report(report, out_dir)
-    drawn: list[Path] = []
-    if plots:
-        from statebound.report.plots import write_plots
-
-        results = [r for run in runs for r in run.results]
-        drawn = write_plots(results, report.main, keys=report.group_keys, out_dir=Path(out_dir) / "plots", bin_width=bin_width)
-    from statebound.report.html import write_html
-
-    benchmarks = sorted({run.config.benchmark for run in runs if run.config is not None})
-    labels = [run.label for run in runs]
-    title = f"{', '.join(benchmarks) or 'statebound'}: " + (", ".join(labels) if len(labels) <= 3 else f"{len(labels)} runs")
-    files += [*drawn, write_html(report, out_dir, title=title, plots=drawn)]
-    return report, files

@@ -21,12 +21,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from statebound.bench.contract import EpisodeLimits
 from statebound.bench.episode import RUN_STOPPING, Episode, check_agent, run_episode
 from statebound.bench.models import ModelSpec, open_llm
 from statebound.bench.plan import EpisodePlan, RunConfig
 from statebound.bench.registry import LoadedBenchmark, load_benchmark
-from statebound.bench.result import EpisodeResult
+from statebound.contract.benchmark import EpisodeLimits
+from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError, EnvironmentUnavailable
 from statebound.exits import ExitReason
 from statebound.llm.base import LLM

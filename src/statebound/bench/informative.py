@@ -3,7 +3,7 @@ benchmark recorded it.
 
 Upstream's InterCode rewards give 1 to doing nothing on some tasks (SQL: a gold result of no
 rows, or a count of 0; Bash: a gold command that changes nothing and prints nothing). Benchmarks
-that declare :data:`~statebound.report.columns.INFORMATIVE_SUCCESS` mark the other tasks in each
+that declare :data:`~statebound.contract.columns.INFORMATIVE_SUCCESS` mark the other tasks in each
 episode's meta when grading; older stores lack the mark. :func:`fill_informative` adds it to
 loaded runs (never to the stores) by running each task's gold on a fresh environment, whose score
 says ``gold_informative``: about 35 s for Bash's 200 tasks.
@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
+from statebound.bench.declared_columns import report_columns
 from statebound.bench.registry import benchmark_class
-from statebound.report.columns import INFORMATIVE_SUCCESS, report_columns
+from statebound.contract.columns import INFORMATIVE_SUCCESS
 
 if TYPE_CHECKING:
     from statebound.report.tables import LoadedRun

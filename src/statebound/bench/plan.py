@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from statebound.bench.contract import EpisodeLimits, Task
 from statebound.bench.models import ModelSpec
 from statebound.bench.sampling import stratified_sample
+from statebound.contract.benchmark import EpisodeLimits, Task
 from statebound.errors import DefinitionError
 from statebound.llm.model_options import redacted
 

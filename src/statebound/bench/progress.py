@@ -24,7 +24,7 @@ from rich.progress import (
 from rich.text import Text
 
 from statebound.bench.pace import Pace
-from statebound.bench.result import EpisodeResult
+from statebound.contract.result import EpisodeResult
 
 __all__ = ["RunProgress"]
 

@@ -1,9 +1,9 @@
 """Benchmarks and their agents, found by entry point; the bundled ones register the same way.
 
 A package adds a benchmark under the entry-point group ``statebound.benchmarks`` (the name is what
-``statebound eval NAME`` takes, the value a :class:`~statebound.bench.contract.Benchmark`
+``statebound eval NAME`` takes, the value a :class:`~statebound.contract.benchmark.Benchmark`
 subclass) and agents under ``statebound.agents`` (the name is the benchmark's, the value a mapping
-of agent names to :class:`~statebound.bench.contract.AgentSpec`; several packages may add agents
+of agent names to :class:`~statebound.contract.benchmark.AgentSpec`; several packages may add agents
 to one benchmark)::
 
     [project.entry-points."statebound.benchmarks"]
@@ -12,8 +12,8 @@ to one benchmark)::
     arithmetic = "mypackage.bench:AGENTS"
 
 Nothing is imported until a benchmark is asked for by name. A benchmark or an agent may also be
-named ``path.py:name``: a :class:`~statebound.bench.contract.Benchmark` subclass or an
-:class:`~statebound.bench.contract.AgentSpec` defined in a Python file, no packaging
+named ``path.py:name``: a :class:`~statebound.contract.benchmark.Benchmark` subclass or an
+:class:`~statebound.contract.benchmark.AgentSpec` defined in a Python file, no packaging
 (:mod:`statebound.user_files`; ``statebound eval tickets.py:Tickets -a tickets.py:scoped``).
 """
 
@@ -26,8 +26,8 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from statebound.bench.contract import AgentSpec, Benchmark
 from statebound.bench.options import parse_options
+from statebound.contract.benchmark import AgentSpec, Benchmark
 from statebound.errors import DefinitionError
 from statebound.user_files import is_file_ref, load_ref
 

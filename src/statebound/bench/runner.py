@@ -13,12 +13,12 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
-from statebound.bench.contract import Task
 from statebound.bench.executors import Executor
 from statebound.bench.plan import EpisodePlan, RunConfig, plan_episodes
 from statebound.bench.progress import RunProgress
-from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
+from statebound.contract.benchmark import Task
+from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError
 
 __all__ = ["RunOutcome", "run_episodes"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from statebound.bench.contract import Task
+from statebound.contract.benchmark import Task
 from statebound.errors import DefinitionError
 
 __all__ = ["stratified_sample"]

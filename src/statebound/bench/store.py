@@ -32,7 +32,7 @@ from statebound.bench.identity import (
 )
 from statebound.bench.jsonio import dumps, dumps_log
 from statebound.bench.plan import EpisodeKey, RunConfig
-from statebound.bench.result import EpisodeResult
+from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError
 
 __all__ = ["STORE_NAME", "ConfigMismatch", "RunNotFound", "RunStore", "admit", "check_run_dir", "no_run_in"]

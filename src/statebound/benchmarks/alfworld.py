@@ -17,11 +17,11 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from statebound.bench.contract import Benchmark, ChoiceOptions, FormatOptions, Grade, Task
-from statebound.bench.trace import Trace
+from statebound.contract.benchmark import Benchmark, ChoiceOptions, FormatOptions, Grade, Task
+from statebound.contract.columns import MetaColumn
+from statebound.contract.trace import Trace
 from statebound.envs.alfworld import TASK_TYPES, AlfworldEnv, list_games
 from statebound.flow.choosers import ChoiceMethod
-from statebound.report.columns import MetaColumn
 
 __all__ = ["Alfworld", "AlfworldOptions"]
 

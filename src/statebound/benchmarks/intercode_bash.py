@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import Field
 
-from statebound.bench.contract import Benchmark, ChoiceOptions, FormatOptions, Grade, Task
-from statebound.bench.trace import Trace
+from statebound.contract.benchmark import Benchmark, ChoiceOptions, FormatOptions, Grade, Task
+from statebound.contract.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
+from statebound.contract.trace import Trace
 from statebound.envs.bash import BashEnv, load_tasks
-from statebound.report.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
 
 __all__ = ["BashOptions", "InterCodeBash"]
 

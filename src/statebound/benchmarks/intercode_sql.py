@@ -16,10 +16,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from statebound.bench.contract import Benchmark, ChoiceOptions, FormatOptions, Grade, Task
-from statebound.bench.trace import Trace
+from statebound.contract.benchmark import Benchmark, ChoiceOptions, FormatOptions, Grade, Task
+from statebound.contract.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
+from statebound.contract.trace import Trace
 from statebound.envs.sql import Backend, SqlEnvironment, load_tasks, open_backend
-from statebound.report.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
 
 __all__ = ["InterCodeSql", "SqlOptions"]
 

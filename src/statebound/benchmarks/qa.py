@@ -25,12 +25,12 @@ from pydantic import Field
 
 from statebound.agents.qa.agents import QAAgentOptions
 from statebound.agents.qa.prompts import Dataset
-from statebound.bench.contract import Benchmark, ChoiceOptions, Grade, Task
-from statebound.bench.trace import Trace
+from statebound.contract.benchmark import Benchmark, ChoiceOptions, Grade, Task
+from statebound.contract.columns import MetaColumn
+from statebound.contract.trace import Trace
 from statebound.envs.qa.corpus import Corpus, hotpot_distractor_corpus, load_jsonl_corpus
 from statebound.envs.qa.datasets import QAItem, load_gsm8k, load_hotpotqa
 from statebound.envs.qa.env import AnswerKind, QAEnvironment, grade_answer
-from statebound.report.columns import MetaColumn
 from statebound.spec.monitor import Mode
 
 __all__ = ["Gsm8k", "Gsm8kOptions", "HotpotQA", "HotpotOptions", "QABenchmark", "QAOptions"]

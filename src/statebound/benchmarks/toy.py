@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import Field
 
-from statebound.bench.contract import AgentSpec, Benchmark, BenchmarkOptions, Grade, Task
-from statebound.bench.trace import ExitReason, Trace, TraceEntry
+from statebound.contract.benchmark import AgentSpec, Benchmark, BenchmarkOptions, Grade, Task
+from statebound.contract.trace import ExitReason, Trace, TraceEntry
 from statebound.envs.base import Score, StepResult
 from statebound.errors import DefinitionError
 from statebound.llm.base import LLM, Request, Usage, chat

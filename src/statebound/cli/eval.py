@@ -73,8 +73,7 @@ def eval_command(
     Example (continue that run, adding an agent): statebound eval --out runs/sql --resume -a plan-solve"""
     from dataclasses import replace
 
-    from statebound.bench.contract import EpisodeLimits
-    from statebound.bench.evaluate import Execution, execute_run, finish_run, prepare_run
+    from statebound.bench.evaluate import Execution, execute_run, prepare_run
     from statebound.bench.identity import additions
     from statebound.bench.interrupt import RunInterrupted, SignalStop
     from statebound.bench.models import ModelSpec
@@ -83,10 +82,12 @@ def eval_command(
     from statebound.bench.store import check_run_dir
     from statebound.cli.errors import EXIT_CRASHED, fail
     from statebound.cli.stored_run import describe, limits_or_stored, stored_config, stored_models
+    from statebound.contract.benchmark import EpisodeLimits
     from statebound.errors import StateboundError
     from statebound.llm.config import default_model
     from statebound.llm.model_options import secret_values
     from statebound.llm.secrets import redact
+    from statebound.report.finish import finish_run
     from statebound.report.tables import print_report
 
     if list_agents:

@@ -45,9 +45,9 @@ def report_command(
     Example: statebound report runs/sql
 
     Example (two runs on the tasks both ran): statebound report runs/sql runs/sql-free --shared-tasks --out runs/compare"""
-    from statebound.bench.evaluate import finish_run
     from statebound.cli.errors import output_dir
     from statebound.errors import StateboundError
+    from statebound.report.finish import finish_run
     from statebound.report.tables import print_report
 
     out_dir = out or (run_dirs[0] if len(run_dirs) == 1 else Path("runs") / f"compare-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -97,7 +97,7 @@ class _GoldProgress:
 
 def _informative_blank(report: Report) -> bool:
     """Whether the report has SR % (informative) and some row of it is blank."""
-    from statebound.report.columns import INFORMATIVE_SUCCESS
+    from statebound.contract.columns import INFORMATIVE_SUCCESS
 
     return INFORMATIVE_SUCCESS in report.columns and any(
         row.extra.get(INFORMATIVE_SUCCESS.key) is None for row in report.main)

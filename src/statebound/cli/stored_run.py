@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from statebound.bench.contract import EpisodeLimits
     from statebound.bench.models import ModelSpec
     from statebound.bench.plan import RunConfig
+    from statebound.contract.benchmark import EpisodeLimits
 
 __all__ = ["describe", "stored_config", "stored_models"]
 

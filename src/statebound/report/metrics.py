@@ -5,7 +5,7 @@ SR % (with a Wilson 95 % interval), mean reward, mean turns, error % (each episo
 failed actions, averaged over episodes), total cost $ (unknown, ``None``, when an episode called a
 model the price table does not know), and average prompt and completion tokens per episode. Crashed episodes count as failures and are also counted apart, and every group counts
 how its episodes ended (``Summary.exits``: final, a limit, an error). A benchmark's own columns
-(:class:`~statebound.report.columns.MetaColumn`, from episode ``meta``) land in ``Summary.extra``.
+(:class:`~statebound.contract.columns.MetaColumn`, from episode ``meta``) land in ``Summary.extra``.
 Each column says what it means (:data:`COLUMNS`, :data:`EXIT_NOTES`): the reports' glossary.
 """
 
@@ -16,9 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from statebound.bench.result import EpisodeResult
+from statebound.contract.columns import MetaColumn, column_value, group_value
+from statebound.contract.result import EpisodeResult
 from statebound.exits import ExitReason
-from statebound.report.columns import MetaColumn, column_value, group_value
 from statebound.report.stats import wilson_interval
 
 __all__ = ["COLUMNS", "EXIT_NOTES", "UNKNOWN", "StandardColumn", "Summary", "group_label", "group_value", "summarize"]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from statebound.bench.result import EpisodeResult
+from statebound.contract.result import EpisodeResult
 from statebound.report.figures import state_figures, states_in_order
 from statebound.report.metrics import Summary, group_label, group_value
 

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from statebound.bench.result import EpisodeResult
-from statebound.report.columns import group_value
+from statebound.contract.columns import group_value
+from statebound.contract.result import EpisodeResult
 
 __all__ = ["STUCK_RUN", "Repetition", "longest_repeat", "replies", "summarize_repetition"]
 

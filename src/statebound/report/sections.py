@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from statebound.contract.columns import CHOICES, MetaColumn
 from statebound.exits import ExitReason
-from statebound.report.columns import CHOICES, MetaColumn
 from statebound.report.grid import Column, Section, glossary
 from statebound.report.metrics import COLUMNS, EXIT_NOTES, StandardColumn, Summary
 from statebound.report.repetition import STUCK_RUN

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from statebound.bench.result import EpisodeResult
+from statebound.contract.result import EpisodeResult
 from statebound.flow.events import refused_by_limit
 from statebound.report.metrics import group_label
 

@@ -15,20 +15,15 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from statebound.bench.declared_columns import breakdown_orders, report_columns
 from statebound.bench.plan import RunConfig
 from statebound.bench.registry import did_you_mean
-from statebound.bench.result import EpisodeResult
 from statebound.bench.store import RunStore
+from statebound.contract.columns import CHOICES, INFORMATIVE_SUCCESS, MetaColumn
+from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError, StateboundError
 from statebound.exits import ExitReason
 from statebound.report import grid
-from statebound.report.columns import (
-    CHOICES,
-    INFORMATIVE_SUCCESS,
-    MetaColumn,
-    breakdown_orders,
-    report_columns,
-)
 from statebound.report.figures import choices_made
 from statebound.report.metrics import Summary, group_value, summarize
 from statebound.report.repetition import Repetition, summarize_repetition
@@ -97,7 +92,7 @@ class Comparison:
     """Two groups (e.g. two agents) on the tasks they share: McNemar on success, bootstrap on
     reward, and mean prompt tokens (the papers' cost comparison, e.g. StateFlow at 0.3x ReAct's).
     ``informative`` is McNemar again over the ``informative_paired`` pairs on informative tasks
-    (see :data:`~statebound.report.columns.INFORMATIVE_SUCCESS`); None when no task is known to be one."""
+    (see :data:`~statebound.contract.columns.INFORMATIVE_SUCCESS`); None when no task is known to be one."""
 
     a: dict[str, Any]
     b: dict[str, Any]

@@ -26,9 +26,6 @@ from statebound.agents.alfworld.prompts import react_prompt, stateact_prompt
 from statebound.agents.alfworld.stateflow import AuthorsStateFlow
 from statebound.agents.alfworld.walkthrough import play_walkthrough
 from statebound.agents.budget import actions_allowed
-from statebound.bench.contract import AgentSpec, Setup
-from statebound.bench.converters import trace_of_flow, trace_of_loop
-from statebound.bench.trace import ExitReason, Trace, TraceEntry
 from statebound.chain import (
     VARIANTS,
     ChainOfStates,
@@ -38,6 +35,9 @@ from statebound.chain import (
     TurnPolicy,
     play,
 )
+from statebound.contract.benchmark import AgentSpec, Setup
+from statebound.contract.converters import trace_of_flow, trace_of_loop
+from statebound.contract.trace import ExitReason, Trace, TraceEntry
 from statebound.envs.alfworld import AlfworldEnv, StateCheck, StateTracker, state_accuracy
 from statebound.envs.alfworld.goals import parse_goal
 from statebound.envs.base import StepResult

@@ -36,8 +36,8 @@ from statebound.agents.alfworld.prompts import load_prompts
 from statebound.agents.alfworld.stateflow import run_length
 from statebound.agents.budget import transitions_for
 from statebound.agents.turns import latest_reply
-from statebound.bench.converters import trace_of_flow
-from statebound.bench.trace import Trace
+from statebound.contract.converters import trace_of_flow
+from statebound.contract.trace import Trace
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.flow import (
     AUTO,

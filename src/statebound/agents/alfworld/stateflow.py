@@ -31,8 +31,8 @@ from statebound.agents.alfworld import stateflow_prompts as prompts
 from statebound.agents.alfworld.matching import closest_command
 from statebound.agents.budget import transitions_for
 from statebound.agents.turns import latest_reply
-from statebound.bench.converters import trace_of_flow
-from statebound.bench.trace import Trace
+from statebound.contract.converters import trace_of_flow
+from statebound.contract.trace import Trace
 from statebound.envs.alfworld import AlfworldEnv
 from statebound.flow import CallLLM, CallTool, Flow, RunContext, State, ToolResult, always
 from statebound.llm.base import LLM, Message

@@ -19,9 +19,9 @@ from statebound.agents.bash.stateflow import build_stateflow
 from statebound.agents.bash.tools import action_from_reply, code_from_reply, execution_failed
 from statebound.agents.bash.vocabulary import bundled_vocabulary
 from statebound.agents.budget import actions_allowed
-from statebound.bench.contract import AgentSpec, Setup
-from statebound.bench.converters import FlowAgent, trace_of_actions
-from statebound.bench.trace import Trace
+from statebound.contract.benchmark import AgentSpec, Setup
+from statebound.contract.converters import FlowAgent, trace_of_actions
+from statebound.contract.trace import Trace
 from statebound.envs.bash import BashEnv, format_execute, get_task
 from statebound.errors import DefinitionError
 from statebound.flow import Flow

@@ -23,7 +23,7 @@ from statebound.agents.qa.consistency import (
 from statebound.agents.qa.handlers import QAHandlers
 from statebound.agents.qa.prompts import Dataset, few_shot_prompt
 from statebound.agents.qa.summary_choice import DEFAULT_ALPHA, require_scoring
-from statebound.bench.converters import trace_of_monitor
+from statebound.contract.converters import trace_of_monitor
 from statebound.envs.qa.env import QAEnvironment
 from statebound.envs.qa.scoring import extract_final_number, normalize_answer
 from statebound.errors import DefinitionError

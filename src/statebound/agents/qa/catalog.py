@@ -17,8 +17,8 @@ from statebound.agents.qa.agents import (
 )
 from statebound.agents.qa.scoped import ScopedQAAgent, build_scoped
 from statebound.agents.qa.scoped_arithmetic import build_scoped_arithmetic
-from statebound.bench.contract import AgentSpec, Setup
-from statebound.bench.trace import Trace
+from statebound.contract.benchmark import AgentSpec, Setup
+from statebound.contract.trace import Trace
 from statebound.envs.qa.env import QAEnvironment
 from statebound.errors import DefinitionError
 from statebound.flow import Flow

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from statebound.bench.trace import TraceEntry
+from statebound.contract.trace import TraceEntry
 from statebound.errors import DefinitionError
 from statebound.exits import ExitReason
 from statebound.llm.base import Usage

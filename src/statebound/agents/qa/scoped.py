@@ -40,8 +40,8 @@ from statebound.agents.qa.scoped_reading import (
     named_things,
     spans_of_kind,
 )
-from statebound.bench.converters import trace_of_flow
-from statebound.bench.trace import Trace
+from statebound.contract.converters import trace_of_flow
+from statebound.contract.trace import Trace
 from statebound.envs.qa.env import FINISH, QAEnvironment
 from statebound.flow import (
     CallTool,

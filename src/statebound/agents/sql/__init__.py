@@ -16,8 +16,8 @@ from statebound.agents.sql.baselines import build_plan_solve, build_react
 from statebound.agents.sql.oracles import build_gold, build_replay, load_replay
 from statebound.agents.sql.scoped import build_scoped
 from statebound.agents.sql.stateflow import build_stateflow
-from statebound.bench.contract import AgentSpec, Setup
-from statebound.bench.converters import FlowAgent
+from statebound.contract.benchmark import AgentSpec, Setup
+from statebound.contract.converters import FlowAgent
 from statebound.errors import DefinitionError
 from statebound.flow import Flow
 

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from statebound.bench.trace import Trace, TraceEntry, TraceRole
 from statebound.chain.loop import LoopEpisode
+from statebound.contract.trace import Trace, TraceEntry, TraceRole
 from statebound.envs.base import StepResult
 from statebound.exits import ExitReason
 from statebound.flow import Flow, RunResult

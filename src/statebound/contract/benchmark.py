@@ -4,7 +4,7 @@ A benchmark is declared, not programmed around the harness: its options (a froze
 parsed once from ``-O key=value``), its tasks, how to make one episode's environment, how to grade
 an episode, and (by entry point, see :mod:`statebound.bench.registry`) the agents that can run on
 it. An agent is a value that runs one episode: ``await agent(task_text, llm=..., env=...)``
-returns a :class:`~statebound.bench.trace.Trace`. The harness owns the episode: it makes the
+returns a :class:`~statebound.contract.trace.Trace`. The harness owns the episode: it makes the
 environment, resets it, runs the agent under the limits, grades, closes and stores
 (:mod:`statebound.bench.episode`).
 
@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from statebound.bench.trace import Trace
+from statebound.contract.trace import Trace
 from statebound.envs.base import Environment
 from statebound.flow.choosers import ChoiceMethod
 from statebound.llm.base import LLM
@@ -160,7 +160,7 @@ class Benchmark(ABC, Generic[OptionsT]):
 
     Subclasses set ``name``, ``summary``, ``Options`` (their :class:`BenchmarkOptions`) and,
     where they differ from the defaults, ``default_max_turns``, ``report_columns`` (extra report
-    columns, :class:`~statebound.report.columns.MetaColumn`), ``breakdown_order`` (the order of a
+    columns, :class:`~statebound.contract.columns.MetaColumn`), ``breakdown_order`` (the order of a
     task meta key's values in report breakdowns; others follow as first seen) and
     ``renamed_options``."""
 

@@ -4,7 +4,7 @@ A trace lists what happened in order (:class:`TraceEntry`: the state it happened
 the text, the usage of the model call behind it, and anything else worth keeping, such as the
 action sent or a choice's candidates), how the episode ended (one :class:`ExitReason` for every
 benchmark) and the agent's answer when it gives one. The harness stores it with the episode;
-:mod:`statebound.bench.converters` makes traces from flow runs, monitor runs and chain-of-states
+:mod:`statebound.contract.converters` makes traces from flow runs, monitor runs and chain-of-states
 loops.
 """
 

@@ -2,7 +2,7 @@
 
 A benchmark declares its extra columns as a tuple of :class:`MetaColumn` (for example the QA
 benchmarks' EM % and F1 %, or ALFWorld's state-tracking accuracy) in its ``report_columns``
-(:class:`statebound.bench.contract.Benchmark`); reports then show them after the generic
+(:class:`statebound.contract.benchmark.Benchmark`); reports then show them after the generic
 columns. A group in which no episode has the key shows a blank (``None``), so runs of different
 benchmarks still render side by side.
 
@@ -14,16 +14,15 @@ VIOLATIONS = MetaColumn("violations", "Violations/q")  # mean over episodes that
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from statebound.bench.result import EpisodeResult
+from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError
 
-__all__ = ["CHOICES", "INFORMATIVE_SUCCESS", "INVALID_ACTIONS", "MetaColumn", "breakdown_orders", "column_value",
-           "group_value", "merge_columns", "report_columns"]
+__all__ = ["CHOICES", "INFORMATIVE_SUCCESS", "INVALID_ACTIONS", "MetaColumn", "column_value", "group_value",
+           "merge_columns"]
 
 Aggregate = Literal["mean", "sum"]
 
@@ -136,40 +135,3 @@ def merge_columns(groups: Iterable[Sequence[MetaColumn]]) -> tuple[MetaColumn, .
             merged.setdefault(column.key, column)
     return tuple(merged.values())
 
-
-def _declared(names: Iterable[str], attribute: str) -> list[tuple[str, Any]]:
-    """``(name, value of attribute)`` of each registered benchmark among ``names``, once each.
-
-    A benchmark that cannot be loaded is skipped with a warning: the report still renders."""
-    from statebound.bench.registry import benchmark_class, benchmark_names
-
-    found = []
-    registered = set(benchmark_names())
-    for name in dict.fromkeys(names):
-        if name not in registered:  # a benchmark of another installation, or made by hand
-            continue
-        try:
-            found.append((name, getattr(benchmark_class(name), attribute)))
-        except DefinitionError as exc:
-            warnings.warn(f"no {attribute} for {name}: {exc}", stacklevel=3)
-    return found
-
-
-def report_columns(names: Iterable[str]) -> tuple[MetaColumn, ...]:
-    """The extra report columns of the benchmarks ``names`` (merged, each key once)."""
-    found = []
-    for name, columns in _declared(names, "report_columns"):
-        if not all(isinstance(column, MetaColumn) for column in columns):
-            raise DefinitionError(f"benchmark {name!r}: report_columns must be a tuple of MetaColumn")
-        found.append(columns)
-    return merge_columns(found)
-
-
-def breakdown_orders(names: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """The order in which the benchmarks ``names`` list the values of their breakdown keys
-    (``hardness``: easy, medium, hard, extra); the first benchmark to declare a key wins."""
-    orders: dict[str, tuple[str, ...]] = {}
-    for _, declared in _declared(names, "breakdown_order"):
-        for key, values in declared.items():
-            orders.setdefault(key, tuple(values))
-    return orders

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from statebound.envs.sql.budget import DEFAULT_BUDGET, ResultBudget
+
 __all__ = ["Backend", "QueryFailed", "Rows", "Session"]
 
 Rows = list[tuple[Any, ...]]
@@ -22,7 +24,10 @@ class Session(Protocol):
     """A private view of one database for one episode; nothing it does outlives ``close``."""
 
     def execute(self, sql: str) -> Rows | None:
-        """Run one statement: its rows, or None when it returns no result set. Raises QueryFailed."""
+        """Run one statement: its rows, or None when it returns no result set. Raises QueryFailed.
+
+        Rows are fetched within the session's :class:`ResultBudget`; a result cut short is a
+        :class:`~statebound.envs.sql.budget.Fetched` whose ``cut`` says so."""
         ...
 
     def close(self) -> None: ...
@@ -33,6 +38,7 @@ class Backend(Protocol):
 
     def databases(self) -> Sequence[str]: ...
 
-    def open_session(self, database: str, *, timeout_s: float) -> Session: ...
+    def open_session(self, database: str, *, timeout_s: float,
+                     budget: ResultBudget = DEFAULT_BUDGET) -> Session: ...
 
     def close(self) -> None: ...

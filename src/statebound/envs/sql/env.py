@@ -8,8 +8,10 @@ from typing import Literal
 
 from statebound.envs.base import Score, StepResult
 from statebound.envs.intercode_tally import ActionTally
+from statebound.envs.observation import DEFAULT_MAX_OBSERVATION_CHARS, bound_observation
 from statebound.envs.sql.actions import INVALID_ACTION_OBSERVATION, format_observation, parse_action
 from statebound.envs.sql.backend import Backend, QueryFailed, Rows, Session
+from statebound.envs.sql.budget import DEFAULT_BUDGET, Fetched, ResultBudget
 from statebound.envs.sql.reward import informative, sql_reward
 from statebound.envs.sql.tasks import SqlTask, load_tasks
 from statebound.errors import DefinitionError
@@ -47,19 +49,24 @@ class SqlEnvironment:
     """One episode at a time on one task; every episode sees a private copy of its database.
 
     ``max_obs_chars`` / ``max_obs_rows`` cap what the agent sees (StateFlow: 350 characters, 25
-    rows); scoring always uses the full result. After ``max_turns`` actions the episode is
-    submitted as it stands.
+    rows); scoring uses the result as fetched. ``result_budget`` caps what is fetched (rows and
+    bytes of rendered result; the defaults keep every gold result whole) and
+    ``max_observation_chars`` caps every observation; both say so when they cut. After
+    ``max_turns`` actions the episode is submitted as it stands.
     """
 
     def __init__(self, *, backend: Backend | str = "sqlite", max_turns: int | None = 10,
                  max_obs_chars: int | None = 350, max_obs_rows: int | None = 25,
-                 timeout_s: float = 10.0) -> None:
+                 timeout_s: float = 10.0, result_budget: ResultBudget = DEFAULT_BUDGET,
+                 max_observation_chars: int | None = DEFAULT_MAX_OBSERVATION_CHARS) -> None:
         self._owns_backend = isinstance(backend, str)
         self.backend = open_backend(backend) if isinstance(backend, str) else backend
         self.max_turns = max_turns
         self.max_obs_chars = max_obs_chars
         self.max_obs_rows = max_obs_rows
         self.timeout_s = timeout_s
+        self.result_budget = result_budget
+        self.max_observation_chars = max_observation_chars
         self._tasks = {task.id: task for task in load_tasks()}
         self._episode: _Episode | None = None
 
@@ -73,7 +80,8 @@ class SqlEnvironment:
                 f"unknown InterCode-SQL task {task_id!r}: ids are '0' to '{len(self._tasks) - 1}'")
         self._end_episode()
         task = self._tasks[task_id]
-        session = self.backend.open_session(task.db, timeout_s=self.timeout_s)
+        session = self.backend.open_session(task.db, timeout_s=self.timeout_s,
+                                            budget=self.result_budget)
         self._episode = _Episode(task=task, session=session, last_result=task.query)
         return task.query
 
@@ -118,8 +126,11 @@ class SqlEnvironment:
                               info={"action": "execute", "sql": sql, "error": err.message})
         episode.tally.command(ok=True)
         episode.last_result = rows
-        return StepResult(self._show(rows), info={"action": "execute", "sql": sql,
-                                                  "rows": None if rows is None else len(rows)})
+        info = {"action": "execute", "sql": sql, "rows": None if rows is None else len(rows)}
+        cut = rows.cut if isinstance(rows, Fetched) else None
+        if cut is None:
+            return StepResult(self._show(rows), info=info)
+        return StepResult(f"{self._show(rows)}\n[{cut}]", info={**info, "cut": cut})
 
     def _submit(self, episode: _Episode, *, by_agent: bool) -> Score:
         episode.tally.submit(by_agent=by_agent)
@@ -147,7 +158,8 @@ class SqlEnvironment:
         return Score(reward=reward, success=reward == 1, metrics=metrics)
 
     def _show(self, result: Rows | str | None) -> str:
-        return format_observation(result, max_chars=self.max_obs_chars, max_rows=self.max_obs_rows)
+        shown = format_observation(result, max_chars=self.max_obs_chars, max_rows=self.max_obs_rows)
+        return bound_observation(shown, self.max_observation_chars)
 
     def _current(self) -> _Episode:
         if self._episode is None:

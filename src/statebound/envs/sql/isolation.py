@@ -100,8 +100,8 @@ SQLITE_LIMITS: Mapping[int, tuple[int, str]] = MappingProxyType({
         0, "a second wall behind the ATTACH refusal: no file can be attached even if a path "
            "around the authorizer were found"),
     sqlite3.SQLITE_LIMIT_LENGTH: (
-        1_000_000, "the largest value in the 20 databases has 60 bytes; a longer string or blob "
-                   "(zeroblob(1e9)) only exhausts the host's memory"),
+        100_000, "the largest value in the 20 databases has 60 bytes; a longer string or blob "
+                 "(zeroblob(999999) per row of a recursive CTE) only takes the host's memory"),
 })
 """Limit category -> (value, reason), set with sqlite3.Connection.setlimit."""
 

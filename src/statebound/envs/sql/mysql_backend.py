@@ -16,10 +16,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from statebound.envs.sql.backend import QueryFailed, Rows
+from statebound.envs.sql.budget import DEFAULT_BUDGET, Fetched, ResultBudget, fetch_within
 from statebound.envs.sql.isolation import mysql_refusal as refusal_reason
 from statebound.errors import EnvironmentUnavailable
 
-__all__ = ["MySqlBackend", "MySqlConfig", "MySqlSession", "refusal_reason"]
+__all__ = ["TIME_LIMIT_MESSAGE", "MySqlBackend", "MySqlConfig", "MySqlSession", "refusal_reason"]
+
+TIME_LIMIT_MESSAGE = "Query execution was interrupted (max_statement_time exceeded)"
+_TIME_LIMIT_COUNTERS = ("Max_statement_time_exceeded", "Max_execution_time_exceeded")
+"""Session status counters of statements stopped by the time limit (MariaDB, MySQL). Some such
+statements (``SELECT BENCHMARK(...)``) end with a made-up result (``[(0,)]``) and no error nor
+warning; the counter going up is the only sign, so the result is reported as the time limit."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MySqlConfig:
@@ -43,8 +51,9 @@ class MySqlBackend:
     def databases(self) -> Sequence[str]:
         return self._databases
 
-    def open_session(self, database: str, *, timeout_s: float) -> MySqlSession:
-        return MySqlSession(self._connect(database), timeout_s)
+    def open_session(self, database: str, *, timeout_s: float,
+                     budget: ResultBudget = DEFAULT_BUDGET) -> MySqlSession:
+        return MySqlSession(self._connect(database), timeout_s, budget)
 
     def close(self) -> None:
         return None
@@ -73,28 +82,49 @@ class MySqlBackend:
 class MySqlSession:
     """One connection, one transaction; ``close`` rolls everything back."""
 
-    def __init__(self, connection: Any, timeout_s: float) -> None:
+    def __init__(self, connection: Any, timeout_s: float, budget: ResultBudget = DEFAULT_BUDGET) -> None:
         self._conn = connection
-        self._cursor = connection.cursor()
+        self._budget = budget
+        cursor = connection.cursor()
         try:  # MariaDB: seconds, any statement; MySQL: milliseconds, SELECT only
-            self._cursor.execute(f"SET SESSION max_statement_time = {float(timeout_s)}")
+            cursor.execute(f"SET SESSION max_statement_time = {float(timeout_s)}")
         except Exception:  # noqa: BLE001 - the variable's name depends on the server
-            self._cursor.execute(f"SET SESSION MAX_EXECUTION_TIME = {int(timeout_s * 1000)}")
-        self._cursor.execute("SET SESSION innodb_lock_wait_timeout = 5")
+            cursor.execute(f"SET SESSION MAX_EXECUTION_TIME = {int(timeout_s * 1000)}")
+        cursor.execute("SET SESSION innodb_lock_wait_timeout = 5")
+        self._timed_out = 0
+        self._time_limit_hit()
 
     def execute(self, sql: str) -> Rows | None:
         import pymysql
+        from pymysql.cursors import SSCursor
 
         if reason := refusal_reason(sql):
             raise QueryFailed(reason)
-        try:
-            self._cursor.execute(sql)
-            if self._cursor.description is None:
-                return None
-            return list(self._cursor.fetchall())
+        try:  # unbuffered: rows are read one at a time, and only as many as the budget allows
+            with self._conn.cursor(SSCursor) as cursor:
+                cursor.execute(sql)
+                rows = None if cursor.description is None else fetch_within(cursor, self._budget)
+            # closing read and discarded the rest (until the server ends or times the statement
+            # out: then the rows kept are still the statement's first ones)
         except pymysql.err.MySQLError as err:
             message = err.args[1] if len(err.args) > 1 else str(err)
             raise QueryFailed(str(message)) from err
+        finally:
+            timed_out = self._time_limit_hit()
+        if timed_out and not (isinstance(rows, Fetched) and rows.cut is not None):
+            raise QueryFailed(TIME_LIMIT_MESSAGE)
+        return rows
+
+    def _time_limit_hit(self) -> bool:
+        """Whether a statement was stopped by the time limit since this was last asked."""
+        if not self._conn.open:
+            return False
+        with self._conn.cursor() as cursor:
+            names = ", ".join(f"'{name}'" for name in _TIME_LIMIT_COUNTERS)
+            cursor.execute(f"SHOW SESSION STATUS WHERE Variable_name IN ({names})")
+            count = sum(int(value) for _, value in cursor.fetchall())
+        hit, self._timed_out = count > self._timed_out, count
+        return hit
 
     def close(self) -> None:
         if not self._conn.open:  # lost (killed, timed out): the server rolled it back

@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from statebound.envs.sql.backend import QueryFailed, Rows
+from statebound.envs.sql.budget import DEFAULT_BUDGET, ResultBudget, fetch_within
 from statebound.envs.sql.dump import Database, Table, parse_dump
 from statebound.envs.sql.isolation import confine_sqlite
 from statebound.envs.sql.tasks import dump_path
@@ -74,10 +75,12 @@ class SqliteBackend:
     def databases(self) -> Sequence[str]:
         return sorted(self._schema)
 
-    def open_session(self, database: str, *, timeout_s: float) -> SqliteSession:
+    def open_session(self, database: str, *, timeout_s: float,
+                     budget: ResultBudget = DEFAULT_BUDGET) -> SqliteSession:
         if database not in self._schema:
             raise QueryFailed(f"Unknown database '{database}'")
-        return SqliteSession(self.directory / f"{database}.sqlite", database, self._schema[database], timeout_s)
+        return SqliteSession(self.directory / f"{database}.sqlite", database, self._schema[database],
+                             timeout_s, budget)
 
     def close(self) -> None:
         return None
@@ -86,10 +89,12 @@ class SqliteBackend:
 class SqliteSession:
     """An in-memory copy of one database, confined to itself, with MySQL's SHOW TABLES and DESC."""
 
-    def __init__(self, path: Path, database: str, schema: dict[str, dict], timeout_s: float) -> None:
+    def __init__(self, path: Path, database: str, schema: dict[str, dict], timeout_s: float,
+                 budget: ResultBudget = DEFAULT_BUDGET) -> None:
         self.database = database
         self._schema = schema
         self._timeout_s = timeout_s
+        self._budget = budget
         self._conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         _prepare(self._conn)
         source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -108,7 +113,8 @@ class SqliteSession:
         self._guard.refusal = None
         try:
             cursor = self._conn.execute(sql)
-            rows = cursor.fetchall() if cursor.description is not None else None
+            rows = fetch_within(cursor, self._budget) if cursor.description is not None else None
+            cursor.close()  # stops the statement: rows past the budget are never computed
         except sqlite3.OperationalError as err:
             if str(err) == "interrupted":
                 raise QueryFailed("Query execution was interrupted (max_statement_time exceeded)") from err

@@ -127,3 +127,22 @@ def test_the_embedded_model_calls_under_a_grammar() -> None:
     assert len(calls) == 1 and calls[0]["name"] in ("order_status", "refund")
     assert result.history[-1].source == "tool" and result.history[-1].ok is True
     assert result.trajectory[1] == ("Status" if calls[0]["name"] == "order_status" else "Other")
+
+
+def test_the_next_call_sees_the_calls_and_their_results_as_the_providers_messages() -> None:
+    from statebound.llm.base import flatten_tool_messages
+
+    flow = Flow(name="two", initial="Act", states=[
+        State("Act", outputs=[Instruction("Where is order 1234?"), CallLLM(tools=[order_status])],
+              transitions=[(always(), "Reply")]),
+        State("Reply", outputs=[CallLLM()], transitions=[(always(), "End")]),
+        State("End", final=True)])
+    llm = ScriptedLLM([Choice(text="", tool_calls=(ToolCall("c1", "order_status", '{"order_id": 1234}'),)),
+                       "It shipped yesterday."], capabilities=TOOLS_CAPABLE)
+    flow.run_sync("t", llm=llm)
+    *_, asked, answered = llm.requests[1].messages or ()
+    assert asked.role == "assistant" and asked.tool_calls == (ToolCall("c1", "order_status", '{"order_id": 1234}'),)
+    assert (answered.role, answered.tool_call_id, answered.content) == ("tool", "c1", "Order 1234 shipped yesterday.")
+    flat = flatten_tool_messages(llm.requests[1].messages or ())
+    assert [m.role for m in flat] == ["user", "assistant", "user"] and not any(m.tool_calls for m in flat)
+    assert flat[-1].content == "Order 1234 shipped yesterday."

@@ -93,3 +93,22 @@ def test_a_stream_with_usage_in_its_last_event(fault_server: Server) -> None:
     assert got == ["Hel", "lo", "!"] and completion.text == "Hello!" and completion.finish_reason == "stop"
     assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (12, 3)
     assert server.bodies[0]["stream"] is True and server.bodies[0]["stream_options"] == {"include_usage": True}
+
+
+def test_tool_calls_and_results_go_back_in_openais_fields(fault_server: Server) -> None:
+    from statebound.llm.base import ToolCall
+
+    server, base_url = fault_server
+    server.play(_chat({"content": "It shipped."}), _chat({"content": "It shipped."}))
+    history = (*ASK, Message("assistant", "", tool_calls=(ToolCall("call_1", "order_status", '{"order_id": 1}'),)),
+               Message("tool", "Shipped yesterday.", tool_call_id="call_1"))
+    native = open_model("openai:m", base_url=base_url, api_key="k", attempts=1)
+    complete_sync(native, Request(messages=history, tools=(STATUS,)))
+    assert server.bodies[0]["messages"][1:] == [
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "order_status", "arguments": '{"order_id": 1}'}}]},
+        {"role": "tool", "content": "Shipped yesterday.", "tool_call_id": "call_1"}]
+    as_text = open_model("openai:m", base_url=base_url, api_key="k", attempts=1, tool_calls="grammar",
+                         grammar_field="grammar")
+    complete_sync(as_text, Request(messages=history))
+    assert [m["role"] for m in server.bodies[1]["messages"]] == ["user", "assistant", "user"]

@@ -129,3 +129,16 @@ def test_a_grammar_pick_by_a_json_schema_enum_through_response_format(llama_serv
     assert result.exit_reason is ExitReason.FINAL and choice["method"] == "grammar"
     assert choice["candidates"] == ["Paris", "Berlin", "Rome"] and result.history[-1].content == \
         choice["candidates"][choice["picked"]]
+
+
+def test_a_native_call_and_its_result_go_back_to_the_server_for_the_next_reply(llama_server: str) -> None:
+    llm = open_model("openai:local", base_url=llama_server)
+    flow = Flow(name="two", initial="Act", states=[
+        State("Act", outputs=[Instruction("Where is my order 1234?"),
+                              CallLLM(tools=[order_status], tool_choice="order_status", max_tokens=60)],
+              transitions=[(always(), "Reply")]),
+        State("Reply", outputs=[CallLLM(max_tokens=20)], transitions=[(always(), "End")]),
+        State("End", final=True)])
+    result = flow.run_sync("t", llm=llm)
+    assert result.exit_reason is ExitReason.FINAL, result.error
+    assert [e.source for e in result.history[-3:]] == ["llm", "tool", "llm"] and result.history[-1].content

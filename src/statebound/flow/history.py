@@ -12,6 +12,9 @@ Mapping to chat messages (:func:`to_messages`), used by :class:`~statebound.flow
 * ``llm`` entries become ``assistant`` messages;
 * ``tool`` entries become ``user`` messages (the tool chooses its own wording, e.g.
   ``"Observation: ..."``);
+* the calls a model asked for through ``CallLLM(tools=...)`` become an ``assistant`` message with
+  ``tool_calls``, and each call's result a ``tool`` message answering it (backends without a tool
+  API read them as text: :func:`~statebound.llm.base.flatten_tool_messages`);
 * consecutive messages of the same role are merged (some chat templates require alternation).
 """
 
@@ -21,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from statebound.llm.base import Message, Usage
+from statebound.llm.base import Message, ToolCall, Usage
 
 Source = Literal["task", "instruction", "llm", "tool", "human"]
 EntryRole = Literal["system", "user", "assistant", "tool"]
@@ -112,8 +115,12 @@ class MessageCache:
         body = self._body
         for i in range(self._done, len(history)):
             entry = history[i]
+            native = _tool_message(entry)
+            if native is not None:
+                body.append(native)
+                continue
             role = _CHAT_ROLE[entry.role]
-            if body and body[-1].role == role:
+            if body and body[-1].role == role and not (body[-1].tool_calls or body[-1].tool_call_id):
                 body[-1] = Message(role, body[-1].content + "\n\n" + entry.content)
             else:
                 body.append(Message(role, entry.content))
@@ -123,3 +130,15 @@ class MessageCache:
         if body and body[0].role == "system":
             return (Message("system", head + "\n\n" + body[0].content), *body[1:])
         return (Message("system", head), *body)
+
+
+def _tool_message(entry: Entry) -> Message | None:
+    """A model's tool calls (``data["tool_calls"]``) and a call's result (``data["tool_call"]``)
+    as the provider's messages; None for any other entry."""
+    data = entry.data if isinstance(entry.data, dict) else {}
+    if entry.source == "llm" and data.get("tool_calls"):
+        calls = tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in data["tool_calls"])
+        return Message("assistant", entry.content, tool_calls=calls)
+    if entry.source == "tool" and isinstance(call := data.get("tool_call"), dict):
+        return Message("tool", entry.content, tool_call_id=str(call["id"]))
+    return None

@@ -13,15 +13,38 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-Role = Literal["system", "user", "assistant"]
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A function the model may call: its ``name``, what it does, and the JSON schema of its
+    arguments (an object schema)."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call the model asked for: ``arguments`` is the JSON text it wrote (not yet checked)."""
+
+    id: str
+    name: str
+    arguments: str
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One chat message."""
+    """One chat message. An assistant message may carry the ``tool_calls`` the model asked for; a
+    ``tool`` message answers one of them (``tool_call_id``). Backends without a tool API of their
+    own read them as text (:func:`flatten_tool_messages`)."""
 
     role: Role
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,25 +84,6 @@ class Usage:
             self.calls + other.calls,
             self.cached_tokens + other.cached_tokens,
         )
-
-
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    """A function the model may call: its ``name``, what it does, and the JSON schema of its
-    arguments (an object schema)."""
-
-    name: str
-    description: str
-    parameters: Mapping[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """A call the model asked for: ``arguments`` is the JSON text it wrote (not yet checked)."""
-
-    id: str
-    name: str
-    arguments: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,11 +231,21 @@ def complete_sync(llm: LLM, request: Request) -> Completion:
         return pool.submit(asyncio.run, llm.complete(request)).result()
 
 
+def flatten_tool_messages(messages: Sequence[Message]) -> tuple[Message, ...]:
+    """``messages`` as a backend without a tool API reads them: a tool result as the user's
+    message, an assistant's calls as its text (which the flow writes when the reply has none);
+    consecutive messages of one role merged, as :func:`as_messages` does."""
+    if not any(m.tool_calls or m.role == "tool" for m in messages):
+        return tuple(messages)
+    return as_messages([Message("user" if m.role == "tool" else m.role, m.content) for m in messages])
+
+
 def as_messages(history: Sequence[Message]) -> tuple[Message, ...]:
     """Merge consecutive messages of the same role (some chat templates require alternation)."""
     merged: list[Message] = []
     for message in history:
-        if merged and merged[-1].role == message.role:
+        if merged and merged[-1].role == message.role and not (message.tool_calls or message.tool_call_id
+                                                               or merged[-1].tool_calls):
             merged[-1] = Message(message.role, merged[-1].content + "\n\n" + message.content)
         else:
             merged.append(message)

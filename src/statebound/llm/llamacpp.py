@@ -43,6 +43,7 @@ from statebound.llm.base import (
     Request,
     TokenLogprob,
     Usage,
+    flatten_tool_messages,
 )
 from statebound.llm.json_schema import GRAMMAR_SCHEMAS, grammar_for
 from statebound.llm.lazy_grammar import lazy_grammar_sampling
@@ -251,6 +252,8 @@ class LlamaCppLLM:
     def complete_blocking(self, request: Request, *, cancel: threading.Event | None = None) -> Completion:
         """The same as :meth:`complete`, in the calling thread (blocks it). Once ``cancel`` is set,
         the call raises ``asyncio.CancelledError`` at its next evaluation step."""
+        if request.messages is not None:  # no tool API here: calls and results are read as text
+            request = replace(request, messages=flatten_tool_messages(request.messages))
         if request.score is not None:
             return self._score(request, cancel)
         if request.schema is not None:  # held to the schema by the grammar made from it

@@ -42,6 +42,7 @@ from statebound.llm.base import (
     TokenLogprob,
     ToolCall,
     Usage,
+    flatten_tool_messages,
 )
 from statebound.llm.config import OpenAISettings, Transport
 from statebound.llm.connection_faults import connection_fault
@@ -372,7 +373,7 @@ class OpenAICompatLLM:
             body["tool_choice"] = request.tool_choice if request.tool_choice in ("auto", "required") else {
                 "type": "function", "function": {"name": request.tool_choice}}
         if request.messages is not None:
-            body["messages"] = [{"role": m.role, "content": m.content} for m in request.messages]
+            body["messages"] = self._messages(request.messages)
             if request.logprobs or request.top_logprobs:
                 body["logprobs"] = True
                 body["top_logprobs"] = max(1, request.top_logprobs)  # llama.cpp server sends none without it
@@ -381,6 +382,13 @@ class OpenAICompatLLM:
             if request.logprobs or request.top_logprobs:
                 body["logprobs"] = max(1, request.top_logprobs)
         return body
+
+    def _messages(self, messages: tuple[Message, ...]) -> list[dict[str, Any]]:
+        """The chat messages as the server takes them: tool calls and results in the provider's
+        fields with ``tool_calls="native"``, else as text."""
+        if self.tool_calls != "native":
+            return [{"role": m.role, "content": m.content} for m in flatten_tool_messages(messages)]
+        return [_message(m) for m in messages]
 
     def _add_schema(self, body: dict[str, Any], schema: Mapping[str, Any]) -> None:
         """The schema in the request body, in the form this server takes (``response_format``)."""
@@ -427,6 +435,7 @@ class OpenAICompatLLM:
         ``continue_final_message`` and ``prompt_logprobs`` (the log-probability of every prompt
         token); the text's are the last ones."""
         client = await self._client()
+        messages = flatten_tool_messages(messages)
         started = messages[-1].content if messages and messages[-1].role == "assistant" else ""
         history = messages[:-1] if started else messages
         body = {"model": self.settings.model, "max_tokens": 1, "temperature": 0.0,
@@ -538,6 +547,18 @@ def _choice(raw: object, request: Request) -> Choice:
         logprobs=_logprobs(raw.get("logprobs")) if request.logprobs or request.top_logprobs else None,
         tool_calls=_tool_calls(message.get("tool_calls")) if isinstance(message, dict) and request.tools else (),
     )
+
+
+def _message(message: Message) -> dict[str, Any]:
+    """One chat message in OpenAI's shape (an assistant's ``tool_calls``, a tool result's id)."""
+    out: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        out["tool_calls"] = [{"id": call.id, "type": "function",
+                              "function": {"name": call.name, "arguments": call.arguments}}
+                             for call in message.tool_calls]
+    if message.tool_call_id is not None:
+        out["tool_call_id"] = message.tool_call_id
+    return out
 
 
 def _tool_calls(raw: object) -> tuple[ToolCall, ...]:

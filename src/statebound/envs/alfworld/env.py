@@ -19,6 +19,7 @@ from statebound.envs.alfworld.commands import (
 )
 from statebound.envs.alfworld.games import Game, find_game
 from statebound.envs.base import Score, StepResult
+from statebound.envs.observation import DEFAULT_MAX_OBSERVATION_CHARS, bound_observation
 from statebound.errors import DefinitionError, EnvironmentUnavailable
 
 __all__ = ["FAILED_ACTION", "AlfworldEnv", "task_text"]
@@ -58,7 +59,10 @@ class AlfworldEnv:
     ``legacy_put`` (default) accepts and speaks the prompts' ``put X in/on Y``. ``admissible``
     makes :meth:`admissible_commands` available (the engine then lists them after every step).
     ``score().metrics`` counts steps, failed actions and both kinds of rewrite.
+    ``max_observation_chars`` bounds every observation, with a note when it cuts.
     """
+
+    max_observation_chars: int | None = DEFAULT_MAX_OBSERVATION_CHARS
 
     def __init__(
         self, *, max_steps: int = 50, correct_put: bool = False, legacy_put: bool = True,
@@ -138,7 +142,8 @@ class AlfworldEnv:
         done = self.won or self.steps >= self.max_steps
         info = {"command": rewrite.command, "rewrite": rewrite.kind, "won": self.won, "step": self.steps,
                 "limit": done and not self.won}  # the step limit, not the agent, ended the game
-        return StepResult(observation, ok=ok, done=done, info=info)
+        return StepResult(bound_observation(observation, self.max_observation_chars), ok=ok,
+                          done=done, info=info)
 
     def score(self) -> Score:
         metrics = {

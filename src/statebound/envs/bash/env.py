@@ -11,6 +11,7 @@ from statebound.envs.bash.reward import BashReward, bash_reward
 from statebound.envs.bash.sandbox import CommandResult, Sandbox, SandboxLimits
 from statebound.envs.bash.testbed import BashTask, get_task
 from statebound.envs.intercode_tally import ActionTally
+from statebound.envs.observation import DEFAULT_MAX_OBSERVATION_CHARS, bound_observation
 from statebound.errors import DefinitionError
 
 __all__ = ["TIMEOUT_OBSERVATION", "BashEnv"]
@@ -35,7 +36,11 @@ class BashEnv:
     output is what :meth:`score` grades. ``score`` runs the gold command in a second sandbox.
     ``tally`` counts turns and the error rate as StateFlow's Table 1 does
     (:mod:`statebound.envs.intercode_tally`); :meth:`submit_at_limit` is the harness's submit.
+    ``max_observation_chars`` bounds every observation, with a note when it cuts (it matters
+    when ``observation_chars`` is None).
     """
+
+    max_observation_chars: int | None = DEFAULT_MAX_OBSERVATION_CHARS
 
     def __init__(
         self,
@@ -154,7 +159,8 @@ class BashEnv:
         return Score(reward=reward.reward, success=reward.success, metrics=metrics), reward
 
     def _cap(self, text: str) -> str:
-        return text if self.observation_chars is None else text[: self.observation_chars]
+        shown = text if self.observation_chars is None else text[: self.observation_chars]
+        return bound_observation(shown, self.max_observation_chars)
 
     def _require_episode(self) -> Sandbox:
         if self._sandbox is None:

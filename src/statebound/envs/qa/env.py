@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Literal
 
 from statebound.envs.base import Score, StepResult
+from statebound.envs.observation import DEFAULT_MAX_OBSERVATION_CHARS, bound_observation
 from statebound.envs.qa.calculator import calculate
 from statebound.envs.qa.corpus import Corpus
 from statebound.envs.qa.datasets import QAItem
@@ -59,6 +60,7 @@ class QAEnvironment:
     kind: AnswerKind = "text"
     corpus: Corpus | None = None
     max_actions: int | None = None  # the turn limit: tool calls after it are refused
+    max_observation_chars: int | None = DEFAULT_MAX_OBSERVATION_CHARS  # longer ones are cut, with a note
     answer: str | None = field(default=None, init=False)
     actions: int = field(default=0, init=False)
     failed_actions: int = field(default=0, init=False)
@@ -144,7 +146,8 @@ class QAEnvironment:
         else:
             assert wiki is not None  # Search and Lookup are offered only with a corpus
             observation = wiki.search(argument) if name == "search" else wiki.lookup(argument)
-        return StepResult(observation=observation, ok=not observation.startswith("Error:"))
+        return StepResult(observation=bound_observation(observation, self.max_observation_chars),
+                          ok=not observation.startswith("Error:"))
 
     def step(self, action: str) -> StepResult:
         match = _ACTION.match(action)

@@ -129,6 +129,7 @@ def share_prefixes(llama: Llama) -> PrefixCache:
     """Reopen ``llama``'s context for :data:`N_SEQ_MAX` sequences sharing one KV cache; its
     generation drops the kept sequences first (and counts what sequence 0 lets it reuse)."""
     from llama_cpp._internals import LlamaContext
+    from llama_cpp._utils import suppress_stdout_stderr
 
     cache = PrefixCache(llama)
 
@@ -145,7 +146,8 @@ def share_prefixes(llama: Llama) -> PrefixCache:
     params.n_seq_max = N_SEQ_MAX
     params.kv_unified = True  # one pool of cells: sequences share the cells of their common prefix
     replaced = llama._ctx
-    llama._ctx = SharedContext(model=llama._model, params=params, verbose=llama.verbose)
+    with suppress_stdout_stderr(disable=llama.verbose):  # llama.cpp's notes on the new context, as Llama's own
+        llama._ctx = SharedContext(model=llama._model, params=params, verbose=llama.verbose)
     replaced.close()
     llama._stack.callback(llama._ctx.close)  # runs before the model is freed
     llama.n_tokens = 0

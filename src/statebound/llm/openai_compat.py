@@ -53,6 +53,7 @@ from statebound.llm.secrets import display_url, url_password
 from statebound.llm.streaming import TokenSink, token_sink
 from statebound.llm.testing import apply_stop
 from statebound.llm.tool_grammar import tool_call_request, with_tool_calls
+from statebound.llm.usage import checked_count
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -508,8 +509,8 @@ def _parse(raw: bytes, request: Request) -> tuple[list[Choice], Usage]:
     raw_usage = reply.get("usage")
     raw_usage = raw_usage if isinstance(raw_usage, dict) else {}
     usage = Usage(
-        prompt_tokens=_count(raw_usage.get("prompt_tokens")),
-        completion_tokens=_count(raw_usage.get("completion_tokens")),
+        prompt_tokens=_count(raw_usage.get("prompt_tokens"), "prompt_tokens"),
+        completion_tokens=_count(raw_usage.get("completion_tokens"), "completion_tokens"),
         calls=1,
     )
     return choices, usage
@@ -519,8 +520,8 @@ def _excerpt(raw: bytes) -> str:
     return repr(raw[:80].decode("utf-8", errors="replace")) if raw else "(empty body)"
 
 
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+def _count(value: object, field: str) -> int:
+    return checked_count(value, field=field, source="the openai-compatible server") or 0
 
 
 def _choice(raw: object, request: Request) -> Choice:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -9,7 +10,31 @@ from dataclasses import dataclass, field
 from statebound.llm.base import LLM, Completion, LLMWrapper, Request, Usage
 from statebound.llm.pricing import cost, is_priced
 
-__all__ = ["MeteredLLM", "UsageMeter", "UsageRecord"]
+__all__ = ["MAX_TOKEN_COUNT", "MeteredLLM", "UsageMeter", "UsageRecord", "checked_count"]
+
+MAX_TOKEN_COUNT = 10**12
+"""Above any count one request can have, below what a 64-bit store column holds."""
+
+_named: set[tuple[str, str]] = set()  # (source, field) already named in a warning
+
+
+def checked_count(value: object, *, field: str, source: str) -> int | None:
+    """``value`` if it is a sane token count (an int from 0 to below 10**12), else None: unknown.
+
+    A figure a server sends that is not one (10**30, -5, "12", 3.5) would end a run while it is
+    saved, or skew every total; it is named in one warning per ``source`` and ``field``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < MAX_TOKEN_COUNT:
+        return value
+    if (source, field) not in _named:
+        _named.add((source, field))
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
+        warnings.warn(f"{source} reported usage {field}={shown}, which is not a token count "
+                      f"(0 to {MAX_TOKEN_COUNT:.0e}): recorded as unknown, counted as 0 "
+                      "(named once)", stacklevel=2)
+    return None
 
 
 @dataclass(frozen=True, slots=True)

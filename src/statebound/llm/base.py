@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from statebound.llm.reply_size import bound_reply
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -88,12 +90,19 @@ class Usage:
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """One sampled continuation; ``tool_calls`` the calls it asked for (requests with tools)."""
+    """One sampled continuation; ``tool_calls`` the calls it asked for (requests with tools).
+
+    A ``text`` over :data:`~statebound.llm.reply_size.MAX_REPLY_BYTES` is cut there, with a note:
+    every backend's reply is bounded before anything keeps it."""
 
     text: str
     finish_reason: str = "stop"  # "stop" (stop sequence or end of text) or "length" (max_tokens)
     logprobs: tuple[TokenLogprob, ...] | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.text, str):  # a backend's slip is check_completion's to name
+            object.__setattr__(self, "text", bound_reply(self.text))
 
 
 @dataclass(frozen=True, slots=True)

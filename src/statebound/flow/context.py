@@ -20,6 +20,7 @@ from statebound.errors import DefinitionError
 from statebound.flow.agent import Agent
 from statebound.flow.events import BudgetHit, MessageAdded, StepEvent, TokenDelta
 from statebound.flow.history import Entry, EntryRole, MessageCache, Source, system_text
+from statebound.flow.json_data import json_problem
 from statebound.flow.result import CallKind, CallRecord, ExitReason
 from statebound.flow.variables import VarsSpec, VarsT
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
@@ -248,7 +249,13 @@ class RunContext(Generic[VarsT]):
         usage: Usage | None = None,
         data: Any = None,
     ) -> Entry:
-        """Append an entry to the history (tagged with the current state and speaker)."""
+        """Append an entry to the history (tagged with the current state and speaker). A tool's
+        ``data`` that would not come back from the store as it is (NaN, an integer beyond 64 bits,
+        nesting too deep: :mod:`statebound.flow.json_data`) is refused, naming the tool and place."""
+        if source == "tool" and data is not None and (problem := json_problem(data, other_types=True)):
+            raise DefinitionError(f"tool {name or self.speaker!r} in state {self.state!r} returned data that "
+                                  f"cannot be stored: {problem}; return finite numbers and 64-bit integers "
+                                  "(a string for anything larger)")
         entry = Entry(role, content, self.state, source, name or self.speaker, ok, usage, data)
         self.history.append(entry)
         if self._emit is not None:

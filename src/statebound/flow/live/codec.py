@@ -3,9 +3,10 @@
 Entries and calls are written compactly: what follows from the checkpoint (its state) or from
 the entry's source (its chat role) is left out, and so are empty fields.
 
-An entry's ``data`` must be JSON (dicts with string keys, lists, strings, numbers, booleans,
-None; tuples come back as lists): anything else is refused when the checkpoint is written, with
-an error naming the tool, so a resumed run never sees data different from the original run's.
+An entry's ``data`` must be JSON (dicts with string keys, lists, strings, finite numbers, integers
+of 64 bits at most, booleans, None, nested at most ``json_data.MAX_DEPTH`` deep; tuples come back
+as lists): anything else is refused when the checkpoint is written, with an error naming the tool
+and the place in the data, so a resumed run never sees data different from the original run's.
 """
 
 from __future__ import annotations
@@ -16,33 +17,11 @@ import orjson
 
 from statebound.errors import CheckpointError
 from statebound.flow.history import Entry, EntryRole
+from statebound.flow.json_data import json_problem
 from statebound.flow.result import CallRecord
 from statebound.llm.base import Usage
 
 __all__ = ["decode", "decode_call", "decode_entry", "encode", "encode_call", "encode_entry"]
-
-_SCALARS = (str, int, float, bool, type(None))
-
-
-def _json_problem(value: Any, where: str) -> str | None:
-    """Where ``value`` stops being JSON (None: it is JSON all through)."""
-    kind = type(value)
-    if kind in _SCALARS:
-        return None
-    if kind is list or kind is tuple:
-        for i, item in enumerate(value):
-            if (problem := _json_problem(item, f"{where}[{i}]")) is not None:
-                return problem
-        return None
-    if kind is dict:
-        for key, item in value.items():
-            if type(key) is not str:
-                return f"{where} has the non-string key {key!r}"
-            if (problem := _json_problem(item, f"{where}[{key!r}]")) is not None:
-                return problem
-        return None
-    return f"{where} is a {kind.__name__}"
-
 
 _ROLE_OF: dict[str, EntryRole] = {"task": "user", "instruction": "user", "human": "user", "llm": "assistant", "tool": "tool"}
 
@@ -51,7 +30,7 @@ def encode_entry(entry: Entry, state: str) -> list[Any]:
     """``[source, content]``, then ``{r: role, t: state, n: name, o: ok, u: usage, d: data}``
     for those that are set and differ from the defaults (``state``: the checkpoint's)."""
     data = entry.data
-    if data is not None and (problem := _json_problem(data, "data")) is not None:
+    if data is not None and (problem := json_problem(data)) is not None:
         who = f"tool {entry.name!r}" if entry.source == "tool" else f"the {entry.source} entry"
         raise CheckpointError(
             f"{who} in state {entry.state!r} returned data a checkpoint cannot store ({problem}); "

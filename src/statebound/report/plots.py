@@ -38,6 +38,7 @@ PLOT_CAPTIONS = {
 
 LengthBin = tuple[str, int, float]  # (label "1-10", episodes, SR %)
 _COLOURS = 10  # matplotlib's default colour cycle
+MIN_BIN_EPISODES = 3  # a length bin with fewer episodes is drawn apart (its rate is noise)
 _MARKERS = "os^Dv"
 
 
@@ -115,12 +116,18 @@ def _plot_length(plt: Any, data: dict[str, list[LengthBin]], bin_width: int, out
         found = {b[0]: b for b in bins}
         xs = [i for i, lab in enumerate(labels) if lab in found]
         ys = [found[labels[i]][2] for i in xs]
-        axes.plot([x + shift for x in xs], ys, marker=_marker(index), label=group)
+        # a bin of a few episodes swings between 0 and 100 %: a hollow marker, no line through it
+        solid = [(x, y) for x, y in zip(xs, ys) if found[labels[x]][1] >= MIN_BIN_EPISODES]
+        line = axes.plot([x + shift for x, _ in solid], [y for _, y in solid], marker=_marker(index), label=group)
+        sparse = [(x, y) for x, y in zip(xs, ys) if found[labels[x]][1] < MIN_BIN_EPISODES]
+        if sparse:
+            axes.plot([x + shift for x, _ in sparse], [y for _, y in sparse], linestyle="none", marker=_marker(index),
+                      markerfacecolor="none", color=line[0].get_color(), label="_" + group)
         for x, y in zip(xs, ys):
             axes.annotate(str(found[labels[x]][1]), (x + shift, y), textcoords="offset points", xytext=(4, 3),
                           fontsize="x-small", color="#555")
     axes.set_xticks(range(len(labels)), labels)
-    axes.set_title("Success rate by episode length")
+    axes.set_title(f"Success rate by episode length (hollow: a bin of fewer than {MIN_BIN_EPISODES} episodes)")
     axes.set_xlabel(f"episode length (steps, bins of {bin_width})")
     axes.set_ylabel("success rate %")
     axes.set_ylim(-2, 108)  # room for the counts above 100 %
@@ -151,7 +158,8 @@ def _plot_cost(plt: Any, summaries: Sequence[Summary], keys: Sequence[str], out_
                     if unknown else "prompt tokens per episode (no cost: local models)")
     tokens = [row.prompt_tokens for row in summaries if row.prompt_tokens > 0]
     if not priced and tokens and max(tokens) > 10 * min(tokens):
-        axes.set_xscale("log")
+        _log_axis(axes.xaxis, axes.set_xscale, smallest=min(tokens), with_zero=len(tokens) < len(summaries))
+        axes.set_xlim(-0.5 * min(tokens) if len(tokens) < len(summaries) else min(tokens) / 1.5, max(tokens) * 1.5)
     axes.set_ylabel("success rate % (95% Wilson CI)")
     axes.set_ylim(-2, 102)
     _legend_below(figure, axes, len(summaries))
@@ -165,12 +173,34 @@ def _plot_states(plt: Any, states: list[str], usage: dict[str, dict[str, tuple[f
         xs = [i + index * width for i in range(len(states))]
         tokens_axes.bar(xs, [per_state[s][0] for s in states], width, label=group)
         visits_axes.bar(xs, [per_state[s][1] for s in states], width, label=group)
-    for axes, title in ((tokens_axes, "tokens per episode"), (visits_axes, "visits per episode")):
-        axes.set_xticks([i + 0.4 - width / 2 for i in range(len(states))], states, rotation=30)
+    tokens = [per_state[s][0] for per_state in usage.values() for s in states if per_state[s][0] > 0]
+    logarithmic = bool(tokens) and max(tokens) > 30 * min(tokens)  # one agent's states would dwarf the others'
+    if logarithmic:
+        _log_axis(tokens_axes.yaxis, tokens_axes.set_yscale, smallest=min(tokens), with_zero=True)
+        tokens_axes.set_ylim(0, max(tokens) * 1.5)
+    for axes, title in ((tokens_axes, "tokens per episode" + (" (log scale)" if logarithmic else "")),
+                        (visits_axes, "visits per episode")):
+        axes.set_xticks([i + 0.4 - width / 2 for i in range(len(states))], states, rotation=45, ha="right",
+                        rotation_mode="anchor", fontsize="small")
         axes.set_title(title)
     figure.suptitle("Tokens and visits per state")
     _legend_below(figure, visits_axes, len(usage))
     return _save(plt, figure, out_dir, "state_usage")
+
+
+def _log_axis(axis: Any, set_scale: Any, *, smallest: float, with_zero: bool) -> None:
+    """A logarithmic axis labelled in plain numbers at 1, 2 and 5 of each power of ten (no
+    overlapping "3x10^2 4x10^2"); ``with_zero``: linear below ``smallest`` so 0 is drawn too."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, SymmetricalLogLocator
+
+    if with_zero:
+        set_scale("symlog", linthresh=smallest)
+        axis.set_major_locator(SymmetricalLogLocator(linthresh=smallest, base=10, subs=(1.0, 2.0, 5.0)))
+    else:
+        set_scale("log")
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 1 else f"{value:g}"))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def _marker(index: int) -> str:

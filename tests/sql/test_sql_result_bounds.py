@@ -15,6 +15,7 @@ from statebound.envs.sql import ERROR_PREFIX, Backend, SqlEnvironment, load_task
 from statebound.envs.sql.budget import ResultBudget, fetch_within
 from statebound.envs.sql.mysql_backend import MySqlBackend
 from statebound.envs.sql.sqlite_backend import SqliteBackend
+from statebound.envs.sql.watchdog import StatementWatch, resident_bytes
 
 NETWORK_TASK = next(t for t in load_tasks() if t.db == "network_1")
 LIKES = "execute[SELECT count(*) FROM likes]"  # 10 rows in every fresh copy
@@ -88,6 +89,26 @@ def test_sqlite_recursive_cte_of_wide_rows_is_cut(sqlite_env: SqlEnvironment) ->
 
 def test_sqlite_cartesian_join_is_cut(sqlite_env: SqlEnvironment) -> None:
     _cut(sqlite_env, CARTESIAN)
+
+
+def test_the_watch_stops_a_statement_whose_memory_grows_past_its_budget() -> None:
+    if resident_bytes() is None:
+        pytest.skip("no /proc/self/statm here")
+    watch = StatementWatch(timeout_s=3600, memory_bytes=8 << 20)
+    assert not any(watch() for _ in range(8))
+    held = b"x" * (64 << 20)  # written, so resident
+    assert any(watch() for _ in range(8)) and watch.stopped_by == "memory"
+    assert "more than 8 MB of memory" in watch.message()
+    del held
+
+
+def test_sqlite_sorting_a_cartesian_join_is_stopped_by_the_memory_limit(sqlite_env: SqlEnvironment) -> None:
+    step = sqlite_env.step(f"execute[{CARTESIAN} ORDER BY random()]")  # 2 s limit: stopped by memory
+    assert not step.ok
+    assert step.observation == ERROR_PREFIX + (
+        "Query execution was interrupted: it took more than 256 MB of memory (the statement memory "
+        "limit); sort or join fewer rows")
+    assert sqlite_env.step(LIKES).observation == "[(10,)]"
 
 
 def test_a_cut_result_is_scored_as_fetched(sqlite_env: SqlEnvironment) -> None:

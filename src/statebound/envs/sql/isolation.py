@@ -27,6 +27,7 @@ __all__ = [
     "SQLITE_DENIED_TABLES",
     "SQLITE_LIMITS",
     "SQLITE_MAX_DATABASE_BYTES",
+    "SQLITE_MAX_STATEMENT_MEMORY",
     "SqliteGuard",
     "confine_sqlite",
     "mysql_refusal",
@@ -108,6 +109,11 @@ SQLITE_LIMITS: Mapping[int, tuple[int, str]] = MappingProxyType({
 SQLITE_MAX_DATABASE_BYTES = 64 << 20
 """Cap on the in-memory main and temp databases (the largest converted database has 300 KB):
 growth past it fails with ``database or disk is full`` instead of taking the host's memory."""
+
+SQLITE_MAX_STATEMENT_MEMORY = 256 << 20
+"""Growth of the process's memory one statement may cause (``watchdog.StatementWatch``): sorts and
+temporary b-trees live in memory (``temp_store = MEMORY``), where a sort of a cartesian join would
+otherwise grow until the time limit. The 1034 gold queries need a few MB."""
 
 _SETTINGS = (  # applied before the authorizer, which then refuses pragmas that would undo them
     "PRAGMA temp_store = MEMORY",  # temporary tables and indices stay in memory, not in files

@@ -15,7 +15,6 @@ import os
 import re
 import sqlite3
 import tempfile
-import time
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
@@ -24,8 +23,9 @@ from pathlib import Path
 from statebound.envs.sql.backend import QueryFailed, Rows
 from statebound.envs.sql.budget import DEFAULT_BUDGET, ResultBudget, fetch_within
 from statebound.envs.sql.dump import Database, Table, parse_dump
-from statebound.envs.sql.isolation import confine_sqlite
+from statebound.envs.sql.isolation import SQLITE_MAX_STATEMENT_MEMORY, confine_sqlite
 from statebound.envs.sql.tasks import dump_path
+from statebound.envs.sql.watchdog import StatementWatch
 
 __all__ = ["MYSQL_COLLATION", "SqliteBackend", "SqliteSession", "default_cache_dir"]
 
@@ -108,8 +108,8 @@ class SqliteSession:
         emulated = self._emulate(sql)
         if emulated is not None:
             return emulated
-        deadline = time.monotonic() + self._timeout_s
-        self._conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        watch = StatementWatch(timeout_s=self._timeout_s, memory_bytes=SQLITE_MAX_STATEMENT_MEMORY)
+        self._conn.set_progress_handler(watch, 10_000)
         self._guard.refusal = None
         try:
             cursor = self._conn.execute(sql)
@@ -117,7 +117,7 @@ class SqliteSession:
             cursor.close()  # stops the statement: rows past the budget are never computed
         except sqlite3.OperationalError as err:
             if str(err) == "interrupted":
-                raise QueryFailed("Query execution was interrupted (max_statement_time exceeded)") from err
+                raise QueryFailed(watch.message()) from err
             raise QueryFailed(self._guard.refusal or str(err)) from err
         except (sqlite3.Error, ValueError, OverflowError) as err:
             raise QueryFailed(self._guard.refusal or str(err)) from err

@@ -12,12 +12,17 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from statebound.agents.question_text import BASH_QUOTES, quoted_strings
+
 __all__ = [
-    "SlotValues", "extensions", "named_or_listed", "named_paths", "numbers", "patterns", "quoted", "slot_values",
+    "SlotValues", "asks_for_change", "extensions", "named_or_listed", "named_paths", "numbers", "patterns", "quoted", "slot_values",
     "words_outside_paths",
 ]
 
-_QUOTED = re.compile(r"""(?:(?<=[\s(])|^)(["'`])(.+?)\1(?=[\s.,;:)]|$)""")
+# Questions that ask for a change to the files: their command may well print nothing.
+_CHANGES = re.compile(r"\b(?:remove|delete|create|make|copy|copies|move|rename|compress|archive|uncompress|unpack|"
+                      r"unzip|extract|change|chmod|append|write|save|split|touch|link|unhide|concatenate|"
+                      r"backup|store)", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w$:/])(~?/[\w./~-]*[\w/]|[\w.-]+/[\w./-]*\w)")  # not a URL's //host
 _NUMBER = re.compile(r"(?<![\w.])(\d+)(?![\w.]*\d)")  # a unit may follow ("1KB"); not part of a name or version
 _GLOB = re.compile(r"(?<![\w])(\*?\.?[\w*?-]*[*?][\w.*?-]*)")
@@ -37,7 +42,12 @@ class SlotValues:
 
 def quoted(question: str) -> list[str]:
     """The strings the question quotes with ``"``, ``'`` or a backquote, in order."""
-    return [match[2] for match in _QUOTED.finditer(question) if match[2].strip()]
+    return quoted_strings(question, BASH_QUOTES, as_word=True)
+
+
+def asks_for_change(question: str) -> bool:
+    """The question asks for a change to the files (its command may well print nothing)."""
+    return _CHANGES.search(question) is not None
 
 
 def named_paths(question: str) -> list[str]:

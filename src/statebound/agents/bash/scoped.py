@@ -46,7 +46,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from statebound.agents.bash.reading import SlotValues, named_or_listed, slot_values
+from statebound.agents.bash.reading import SlotValues, asks_for_change, named_or_listed, slot_values
 from statebound.agents.bash.tools import step_outcome
 from statebound.agents.bash.vocabulary import (
     GLOB_IN_PATH,
@@ -101,10 +101,6 @@ _LISTING = ("find / -mindepth 1 \\( " + " -o ".join(f"-path /{d}" for d in _SYST
             + " \\) -prune -o -printf '%y %p\\n'")
 _LISTED = re.compile(r"^[a-z] (/.*)$")
 _BARE_GLOB = re.compile(r"^[\w.*?-]+$")
-# Questions that ask for a change to the files: their command may well print nothing.
-_CHANGES = re.compile(r"\b(?:remove|delete|create|make|copy|copies|move|rename|compress|archive|uncompress|unpack|"
-                      r"unzip|extract|change|chmod|append|write|save|split|touch|link|unhide|concatenate|"
-                      r"backup|store)", re.IGNORECASE)
 # find clauses that change files: offered only when the question asks for a change
 _CHANGING_CLAUSE = re.compile(r"^-delete$|^-(?:exec|execdir|ok) (?:rm|rmdir|mv|cp|chmod|chown|chgrp|rename|ln|touch|"
                               r"mkdir|sh|tar|gzip|truncate)\b")
@@ -320,7 +316,7 @@ def clause_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str
     clauses that use one (as :func:`_heads` offers only such heads)."""
     def candidates(ctx: RunContext) -> list[str]:
         now = progress(ctx)
-        values, head, changes = _values(ctx, now), f"{now.head} ", bool(_CHANGES.search(ctx.task))
+        values, head, changes = _values(ctx, now), f"{now.head} ", asks_for_change(ctx.task)
         templates = [t for t in vocabulary.clauses if changes or not _CHANGING_CLAUSE.match(t)]
         unused = values.patterns and not any(shlex.quote(p) in head for p in values.patterns)
         with_pattern = [t for t in templates if PATTERN in t] if unused else []
@@ -367,7 +363,7 @@ STAGE_PROGRAM_CHOSEN = _when("its program chosen", lambda now: now.pipe_program 
 def _failed(ctx: RunContext[Progress]) -> bool:
     """The last run failed, or printed nothing when the question asks for no change to the files."""
     last = ctx.vars.runs[-1]
-    return last.get("outcome") == "error" or (last.get("outcome") == "empty" and not _CHANGES.search(ctx.task))
+    return last.get("outcome") == "error" or (last.get("outcome") == "empty" and not asks_for_change(ctx.task))
 
 
 SUBMIT_NOW = Rule(lambda ctx: not _failed(ctx) or len(ctx.vars.runs) >= MAX_RUNS, "output, or no run left")

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from statebound.agents.question_text import QA_NOT_NAMES, QA_QUOTES, quoted_strings, without_quoted
+
 __all__ = ["AnswerKind", "alternatives", "answer_kind", "answer_spans", "named_things", "sentences", "spans_of_kind"]
 
 AnswerKind = Literal["yesno", "year", "date", "number", "name"]
@@ -28,11 +30,6 @@ _DATE = re.compile(rf"\b(?:\d{{1,2}} (?:{_MONTHS})(?:,? \d{{4}})?|(?:{_MONTHS}) 
 _YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")
 _NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")
 _PLACE = re.compile(rf"\b{_WORD}(?: {_WORD})*, {_WORD}(?: {_WORD})*")
-_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
-# capitalised words that start questions or sentences and name nothing
-_NOT_NAMES = frozenset("what which who whom whose where when how why is are was were do does did can could has have "
-                       "had will would in on at of the a an this that these those for from by to as and or "
-                       "it its he she they his her their".split())
 _LOOSE_JOINS = re.compile(r"\s+(in|on|for|and)\s+")  # connectors that may join two names as well as one
 # a sentence ends at a stop after two lower-case letters or digits ("Nevada. It", not "M. Night")
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9]{2})[.?!]\s+")
@@ -47,7 +44,7 @@ _KINDS: tuple[tuple[str, AnswerKind], ...] = (
 
 def _without_leading_non_names(words: list[str]) -> list[str]:
     """``words`` from the first that may be part of a name ("The Rome Protocols": "Rome Protocols")."""
-    while words and words[0].lower() in _NOT_NAMES:
+    while words and words[0].lower() in QA_NOT_NAMES:
         words = words[1:]
     return words
 
@@ -55,8 +52,8 @@ def _without_leading_non_names(words: list[str]) -> list[str]:
 def named_things(question: str) -> list[str]:
     """Quoted titles, then runs of capitalised words, in the question's order (a run that is only
     the question's first word is skipped: it is capitalised because it starts the sentence)."""
-    found = [next(part for part in match.groups() if part).strip() for match in _QUOTED.finditer(question)]
-    rest = _QUOTED.sub(" , ", question)
+    found = quoted_strings(question, QA_QUOTES)
+    rest = without_quoted(question, QA_QUOTES, replacement=" , ")
     for sentence in _SENTENCE_END.split(rest):
         for match in _RUN.finditer(sentence):
             first = match.start() == 0
@@ -64,7 +61,7 @@ def named_things(question: str) -> list[str]:
                 words = _without_leading_non_names(part.split())
                 first = first and words == part.split()  # "Which Dutch": "Dutch" is not the first word
                 run = " ".join(words).removesuffix("'s")
-                if run and not (first and len(words) == 1) and run.lower() not in _NOT_NAMES and not run.isdigit():
+                if run and not (first and len(words) == 1) and run.lower() not in QA_NOT_NAMES and not run.isdigit():
                     found.append(run)
                 first = False
     return list(dict.fromkeys(found))
@@ -90,7 +87,7 @@ def alternatives(question: str) -> tuple[str, str] | None:
     """The two things a question asks to choose between: "Which is older, A or B?", "Who was
     born first, A or B?", "Is A or B ...?"; None when it names no such pair."""
     text = " ".join(question.split()).rstrip(" ?")
-    quoted = [next(part for part in m.groups() if part) for m in _QUOTED.finditer(text)]
+    quoted = quoted_strings(text, QA_QUOTES)
     if len(quoted) == 2 and re.search(r"[\"”],? or [\"“]", text):
         return quoted[0], quoted[1]
     if re.match(r"(?:which|who) of\b", text, re.IGNORECASE) and len(named := named_things(text)) >= 2:
@@ -115,7 +112,7 @@ def answer_spans(text: str) -> list[str]:
     found: list[str] = []
     for sentence in parts:
         found += _DATE.findall(sentence)
-        found += [place for place in _PLACE.findall(sentence) if place.split()[0].lower() not in _NOT_NAMES]
+        found += [place for place in _PLACE.findall(sentence) if place.split()[0].lower() not in QA_NOT_NAMES]
         for match in _RUN.finditer(sentence):
             words = _without_leading_non_names(match.group(0).rstrip(".,'").split())
             run = " ".join(words)

@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from statebound.agents.question_text import singular
 from statebound.agents.sql.sketch import Column, quote
 
 __all__ = ["JoinKey", "join_keys", "name_words"]
@@ -48,15 +49,7 @@ def name_words(name: str) -> list[str]:
     """The words of a table or column name, lower case and singular: ``DestAirport`` -> dest,
     airport; ``Ref_template_types`` -> ref, template, type; ``countries`` -> country."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
-    return [_singular(w) for w in re.split(r"[_\s.-]+", spaced.lower()) if w]
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
+    return [singular(w) for w in re.split(r"[_\s.-]+", spaced.lower()) if w]
 
 
 def _key_like(name: str) -> bool:

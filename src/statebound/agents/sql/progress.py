@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from statebound.agents.question_text import singular_forms
 from statebound.agents.sql.joins import JoinKey, join_keys
 from statebound.agents.sql.reading import Reading, read_question
 from statebound.agents.sql.sketch import Column, Sketch, quote, sql_literal
@@ -210,10 +211,9 @@ class Progress:
     def values(self) -> tuple[str, ...]:
         """The question's literals that may be values: those not naming a table or column of the
         schema seen so far ("TV" for tv_series, "Airport" for AirportName)."""
-        names = {stem for name in (*self.tables, *(c.name for c in (*(self.columns or ()), *(self.join_columns or ()))))
-                 for word in re.split(r"[_\s]+", name.lower()) if word for stem in (word, word.rstrip("s"))}
-        return tuple(v for v in self.reading.literals
-                     if not all(w.lower().rstrip("s") in names for w in v.split()))
+        names = {form for name in (*self.tables, *(c.name for c in (*(self.columns or ()), *(self.join_columns or ()))))
+                 for word in re.split(r"[_\s]+", name.lower()) if word for form in singular_forms(word)}
+        return tuple(v for v in self.reading.literals if not all(singular_forms(w) & names for w in v.split()))
 
     @property
     def literals(self) -> tuple[str, ...]:

@@ -13,6 +13,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from statebound.agents.question_text import (
+    SQL_NOT_VALUES,
+    SQL_QUOTES,
+    quoted_strings,
+    singular_forms,
+    without_quoted,
+)
+
 __all__ = ["Comparison", "Reading", "read_question"]
 
 Direction = Literal["ASC", "DESC"]
@@ -39,10 +47,6 @@ _AT_MOST = r"at most|no more than|or less|or fewer|not more than"
 _NOT = {">": "<=", "<": ">=", ">=": "<", "<=": ">"}
 _NEGATION = re.compile(r"\b(?:not|no|never|without|other than|except|n't)\b|n't\b", re.IGNORECASE)
 _SUBSTRING = re.compile(r"\b(?:contains?|containing|substring|includes?|including|like)\b|\bin (?:its|their|the) name", re.IGNORECASE)
-# capitalised words that start questions or name SQL ideas, never values
-_NOT_VALUES = frozenset(
-    "what which who whom whose where when how list show find give return count tell i please select sort order "
-    "display get provide id ids the a an of in for and or".split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,14 +103,13 @@ def _number(word: str) -> int | None:
 
 def _literals(question: str) -> tuple[str, ...]:
     """Quoted strings, then runs of capitalised words that are not the question's own words."""
-    found: list[str] = [q.strip() for pair in re.findall(r'"([^"]+)"|\'([^\']+)\'|“([^”]+)”', question)
-                        for q in pair if q.strip()]
-    unquoted = re.sub(r'"[^"]*"|\'[^\']*\'|“[^”]*”', " ", question)
+    found: list[str] = quoted_strings(question, SQL_QUOTES)
+    unquoted = without_quoted(question, SQL_QUOTES)
     words = [w.rstrip(".") for w in re.findall(r"[A-Za-z][\w.&-]*(?:'s)?", unquoted)]
     run: list[str] = []
     for position, word in enumerate(words + [""]):
         bare = word.removesuffix("'s")
-        capital = bool(bare) and bare[0].isupper() and bare.lower() not in _NOT_VALUES and position > 0
+        capital = bool(bare) and bare[0].isupper() and bare.lower() not in SQL_NOT_VALUES and position > 0
         if capital:
             run.append(bare)
             continue
@@ -196,8 +199,10 @@ def read_question(question: str, *, tables: tuple[str, ...] = ()) -> Reading:
         counted = _has(r"how many", text) is not None and not aggregates
     if counted and all(a == "sum" for _, a in aggregates):
         aggregates = []  # "how many ... in total": a count
-    names = {t.lower() for t in tables} | {t.lower() + "s" for t in tables} | {t.lower() + "es" for t in tables} \
-        | {t.lower()[:-1] + "ies" for t in tables if t.lower().endswith("y")}
+    tables_named = {t.lower() for t in tables}
+
+    def names(word: str) -> bool:  # the word names a table, in the singular or the plural
+        return bool(singular_forms(word) & tables_named)
     group = bool((counted or aggregates) and _has(_GROUP, text) and not _has(r"each time", text)
                  and not re.search(r"\b(?:how many|number of)\s+(?:different|distinct|unique)\b", text, re.IGNORECASE))
     distinct = bool(_has(_DISTINCT, text)) and not group
@@ -216,14 +221,14 @@ def read_question(question: str, *, tables: tuple[str, ...] = ()) -> Reading:
             nxt = following[0].strip("?.,").lower() if following else ""
             counted_noun = following[2].strip("?.,").lower() if len(following) > 2 else ""
             by_count = (bool(re.fullmatch(_BY_COUNT, first.group(0), re.IGNORECASE)) and (
-                nxt in names or nxt in ("common", "frequent", "popular", "often", "times"))) or (
-                " ".join(following[:2]).lower() == "number of" and counted_noun in names)
+                names(nxt) or nxt in ("common", "frequent", "popular", "often", "times"))) or (
+                " ".join(following[:2]).lower() == "number of" and names(counted_noun))
             if by_count:
                 counted_words = _from(first, text, words=4)
             if re.fullmatch(r"maximum|minimum", first.group(0), re.IGNORECASE):
                 superlative = None  # an aggregate, read above
     comparisons = _comparisons(text)
-    having = next((c for c, counted_word in comparisons if counted_word in names), None)
+    having = next((c for c, counted_word in comparisons if names(counted_word)), None)
     numbers = tuple(c for c, counted_word in comparisons if c is not having)
     if having is not None:
         group, counted_words = True, having.words

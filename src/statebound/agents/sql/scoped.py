@@ -40,6 +40,7 @@ from dataclasses import fields
 from typing import Any
 
 from statebound.agents.budget import actions_allowed, transitions_for
+from statebound.agents.question_text import singular_forms
 from statebound.agents.sql.progress import (
     Established,
     Progress,
@@ -151,8 +152,7 @@ def submit(ctx: RunContext) -> ToolResult:
 def named(names: list[str], words: str) -> list[str]:
     """The names that ``words`` spell out (each word of the name, singular or plural, in
     ``words``): "templates" names ``templates``, "the names" names ``Name``, "tv series" ``tv_series``."""
-    said = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", words)}
-    said |= {w[:-1] for w in said if w.endswith("s")} | {w[:-2] for w in said if w.endswith("es")}
+    said = {form for w in re.findall(r"[A-Za-z0-9]+", words) for form in singular_forms(w)}
     return [n for n in names if all(part.lower() in said for part in re.split(r"[_\s]+", n) if part)]
 
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from statebound.bench.informative import informative_tasks
 from statebound.bench.store import RunStore
 from statebound.contract.result import EpisodeResult
+from statebound.report.informative import informative_tasks
 from statebound.report.status import find_runs
 
 

@@ -1,6 +1,6 @@
 """The packages of statebound import each other in one order only: a package imports only packages
-of lower layers (at run time; imports under ``if TYPE_CHECKING:`` are for annotations). So agents
-never import the harness, and the harness never imports the report.
+of lower layers (imports for annotations under ``if TYPE_CHECKING:`` too). So agents never import
+the harness or their benchmarks, and the harness never imports the report.
 
     errors, exits  <  user_files  <  llm  <  spec, flow, envs  <  chain, examples  <  contract
     <  agents  <  benchmarks  <  bench  <  report  <  cli
@@ -18,14 +18,9 @@ LAYERS = (("errors", "exits"), ("user_files",), ("llm",), ("spec", "flow", "envs
 LAYER = {name: level for level, names in enumerate(LAYERS) for name in names}
 
 
-def runtime_imports(source: str) -> Iterator[tuple[int, str]]:
-    """``(line, module)`` of each statebound module ``source`` imports outside ``if TYPE_CHECKING:``."""
-    tree = ast.parse(source)
-    typing_only = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
-                   and "TYPE_CHECKING" in ast.unparse(block.test) for node in ast.walk(block)}
-    for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
+def imports(source: str) -> Iterator[tuple[int, str]]:
+    """``(line, module)`` of each statebound module ``source`` imports (anywhere in it)."""
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module]
         elif isinstance(node, ast.Import):
@@ -38,7 +33,7 @@ def runtime_imports(source: str) -> Iterator[tuple[int, str]]:
 def violations(package: str, source: str, where: str) -> list[str]:
     """Each import in ``source`` (a module of ``package``) of a package that is not below it."""
     found = []
-    for line, module in runtime_imports(source):
+    for line, module in imports(source):
         imported = module.split(".")[1]
         if imported != package and LAYER[imported] >= LAYER[package]:
             found.append(f"{where}:{line} imports {module} ({package} is layer {LAYER[package]}, "
@@ -63,8 +58,9 @@ def test_the_packages_import_downwards_only() -> None:
     assert not found, "imports against the layer order:\n" + "\n".join(found)
 
 
-def test_the_check_finds_an_upward_import_and_ignores_annotations_only() -> None:
+def test_the_check_finds_upward_imports_for_annotations_too() -> None:
     source = ("from typing import TYPE_CHECKING\nfrom statebound.flow import Flow\nimport statebound.bench.store\n"
               "if TYPE_CHECKING:\n    from statebound.report.tables import Report\n")
-    assert violations("agents", source, "x.py") == [
-        "x.py:3 imports statebound.bench.store (agents is layer 6, bench layer 8)"]
+    assert sorted(violations("agents", source, "x.py")) == [
+        "x.py:3 imports statebound.bench.store (agents is layer 6, bench layer 8)",
+        "x.py:5 imports statebound.report.tables (agents is layer 6, report layer 9)"]

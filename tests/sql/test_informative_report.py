@@ -8,12 +8,12 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from statebound.bench.informative import informative_tasks
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
 from statebound.bench.store import RunStore
 from statebound.cli.app import app
 from statebound.contract.result import EpisodeResult
+from statebound.report.informative import informative_tasks
 
 # 404 counts the rows of an empty table (a count of 0: doing nothing solves it); 3 and 5 do not
 OUTCOMES = {("A", "404"): True, ("A", "3"): True, ("A", "5"): False,

@@ -13,28 +13,15 @@ variants that track state add ``state_accuracy``, ``state_location_accuracy``,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-from pydantic import Field
-
-from statebound.contract.benchmark import Benchmark, ChoiceOptions, FormatOptions, Grade, Task
+from statebound.agents.alfworld.options import AlfworldOptions
+from statebound.contract.benchmark import Benchmark, Grade, Task
 from statebound.contract.columns import MetaColumn
 from statebound.contract.trace import Trace
 from statebound.envs.alfworld import TASK_TYPES, AlfworldEnv, list_games
-from statebound.flow.choosers import ChoiceMethod
 
 __all__ = ["Alfworld", "AlfworldOptions"]
-
-
-class AlfworldOptions(FormatOptions, ChoiceOptions):
-    correct_put: bool = Field(False, description="StateAct's put correction")
-    # the scoped record was made with a choice grammar: grammar stays the default here
-    choice: ChoiceMethod = Field("grammar", description="how stateflow-scoped chooses among its commands: "
-                                 "grammar (the record's), auto, score, label, or random (the control)")
-    speaker: Literal["rules", "text", "auto", "score", "label", "grammar"] = Field(
-        "rules", description="alfchat-3agents: who speaks after the executor: rules (AutoGen's runner), or the "
-        "model by auto selection: text (AutoGen's free answer) or a chooser")
-    legacy_put: bool = Field(True, description="accept and speak the prompts' 'put X in/on Y'")
 
 
 class Alfworld(Benchmark[AlfworldOptions]):

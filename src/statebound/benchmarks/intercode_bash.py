@@ -16,20 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import Field
-
-from statebound.contract.benchmark import Benchmark, ChoiceOptions, FormatOptions, Grade, Task
+from statebound.agents.bash.options import BashOptions
+from statebound.contract.benchmark import Benchmark, Grade, Task
 from statebound.contract.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
 from statebound.contract.trace import Trace
 from statebound.envs.bash import BashEnv, load_tasks
 
 __all__ = ["BashOptions", "InterCodeBash"]
-
-
-class BashOptions(FormatOptions, ChoiceOptions):
-    replay: str | None = Field(None, description="recorded actions (JSONL) for the replay oracle")
-    observation_chars: int = Field(350, ge=1, description="what the model sees of one output")
-    reply_tokens: int = Field(256, ge=1, description="max_tokens of each model call")
 
 
 class InterCodeBash(Benchmark[BashOptions]):

@@ -12,23 +12,15 @@ as StateFlow's Table 1 counts them (:mod:`statebound.envs.intercode_tally`). The
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-from pydantic import Field
-
-from statebound.contract.benchmark import Benchmark, ChoiceOptions, FormatOptions, Grade, Task
+from statebound.agents.sql.options import SqlOptions
+from statebound.contract.benchmark import Benchmark, Grade, Task
 from statebound.contract.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
 from statebound.contract.trace import Trace
 from statebound.envs.sql import Backend, SqlEnvironment, load_tasks, open_backend
 
 __all__ = ["InterCodeSql", "SqlOptions"]
-
-
-class SqlOptions(FormatOptions, ChoiceOptions):
-    db: Literal["sqlite", "mysql"] = Field("sqlite", description="the database server")
-    replay: str | None = Field(None, description="recorded actions (JSONL) for the replay oracle")
-    cache_dir: str | None = Field(None, description="where the SQLite copies of the databases are kept")
-    reply_tokens: int = Field(256, ge=1, description="max_tokens of each model call")
 
 
 class InterCodeSql(Benchmark[SqlOptions]):

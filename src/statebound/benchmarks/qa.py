@@ -19,19 +19,16 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Sequence
 from functools import cached_property
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-from pydantic import Field
-
-from statebound.agents.qa.agents import QAAgentOptions
+from statebound.agents.qa.options import Gsm8kOptions, HotpotOptions, QAOptions
 from statebound.agents.qa.prompts import Dataset
-from statebound.contract.benchmark import Benchmark, ChoiceOptions, Grade, Task
+from statebound.contract.benchmark import Benchmark, Grade, Task
 from statebound.contract.columns import MetaColumn
 from statebound.contract.trace import Trace
 from statebound.envs.qa.corpus import Corpus, hotpot_distractor_corpus, load_jsonl_corpus
 from statebound.envs.qa.datasets import QAItem, load_gsm8k, load_hotpotqa
 from statebound.envs.qa.env import AnswerKind, QAEnvironment, grade_answer
-from statebound.spec.monitor import Mode
 
 __all__ = ["Gsm8k", "Gsm8kOptions", "HotpotQA", "HotpotOptions", "QABenchmark", "QAOptions"]
 
@@ -42,35 +39,6 @@ _MONITOR_COLUMNS = (
     MetaColumn("env_calls", "Tool calls/q"),
     MetaColumn("context_overflow", "Over context", format="{:.0f}", aggregate="sum"),
 )
-
-
-class QAOptions(ChoiceOptions):
-    limit: int | None = Field(None, ge=1, description="only the first N questions")
-    shots: int = Field(2, ge=0, description="few-shot examples in the prompt")
-    mode: Mode = Field("posthoc", description="the decoding monitor's mode (posthoc, grammar, eager, none)")
-    chunk_tokens: int = Field(128, ge=1, description="tokens the monitor generates at a time")
-    max_calls: int = Field(10, ge=1, description="model calls per run before the monitor wraps up")
-    k: int = Field(5, ge=1, description="self-consistency samples")
-    sample_temperature: float = Field(0.7, ge=0, description="self-consistency sampling temperature")
-    alpha: float = Field(0.6, description="PASS's length penalty")
-
-    def agent_options(self, dataset: Dataset) -> QAAgentOptions:
-        return QAAgentOptions(dataset=dataset, shots=self.shots, mode=self.mode, chunk_tokens=self.chunk_tokens,
-                              max_calls=self.max_calls, k=self.k, sample_temperature=self.sample_temperature,
-                              alpha=self.alpha)
-
-
-class Gsm8kOptions(QAOptions):
-    pass
-
-
-class HotpotOptions(QAOptions):
-    split: Literal["distractor", "dev"] = Field("distractor", description="distractor (100, with tools) or dev (7405, no tools)")
-    corpus: str | None = Field(None, description="a JSONL corpus for Search and Lookup")
-
-    @property
-    def with_tools(self) -> bool:
-        return self.split == "distractor" or self.corpus is not None
 
 
 class QABenchmark(Benchmark[Any]):

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from statebound.bench.informative import fill_informative
 from statebound.bench.store import RunStore
 from statebound.report.export import export_run
+from statebound.report.informative import fill_informative
 from statebound.report.tables import Report, build_report, load_runs, on_shared_tasks, write_report
 
 __all__ = ["finish_run"]
@@ -30,7 +30,7 @@ def finish_run(
     """Export each run (``results.jsonl``, trajectories), then write the report and plots to
     ``out_dir``; ``shared_tasks``: report only the tasks every run has (:func:`on_shared_tasks`);
     ``informative``: work out which tasks are informative for runs stored before their benchmark
-    marked them (:func:`~statebound.bench.informative.fill_informative`, followed by
+    marked them (:func:`~statebound.report.informative.fill_informative`, followed by
     ``informative_progress``)."""
     files = []
     for run_dir in run_dirs:

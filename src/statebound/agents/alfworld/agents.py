@@ -46,7 +46,7 @@ from statebound.flow.choosers import ChoiceMethod
 from statebound.llm.base import LLM
 
 if TYPE_CHECKING:
-    from statebound.benchmarks.alfworld import AlfworldOptions
+    from statebound.agents.alfworld.options import AlfworldOptions
 
 __all__ = ["AGENTS", "FlowAgentForGame", "LoopAgent", "TrackedState", "Walkthrough"]
 

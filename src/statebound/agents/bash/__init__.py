@@ -28,7 +28,7 @@ from statebound.flow import Flow
 from statebound.llm.base import LLM
 
 if TYPE_CHECKING:
-    from statebound.benchmarks.intercode_bash import BashOptions
+    from statebound.agents.bash.options import BashOptions
 
 __all__ = [
     "AGENTS",

@@ -25,7 +25,7 @@ from statebound.flow import Flow
 from statebound.llm.base import LLM
 
 if TYPE_CHECKING:
-    from statebound.benchmarks.qa import HotpotOptions, QAOptions
+    from statebound.agents.qa.options import HotpotOptions, QAOptions
 
 __all__ = ["GSM8K_AGENTS", "HOTPOTQA_AGENTS", "QAAgent"]
 

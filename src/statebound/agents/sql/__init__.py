@@ -22,7 +22,7 @@ from statebound.errors import DefinitionError
 from statebound.flow import Flow
 
 if TYPE_CHECKING:
-    from statebound.benchmarks.intercode_sql import SqlOptions
+    from statebound.agents.sql.options import SqlOptions
 
 __all__ = ["AGENTS", "build_gold", "build_plan_solve", "build_react", "build_replay", "build_scoped",
            "build_stateflow", "load_replay"]

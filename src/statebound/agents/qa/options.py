@@ -1,0 +1,45 @@
+"""The options ``statebound eval gsm8k|hotpotqa -O key=value`` take (the benchmarks', read by their
+agents): the question limit, shots, the decoding monitor's mode and budget, self-consistency's
+samples, PASS's length penalty, HotpotQA's split and corpus, and the scoped agents' chooser."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from statebound.agents.qa.agents import QAAgentOptions
+from statebound.agents.qa.prompts import Dataset
+from statebound.contract.benchmark import ChoiceOptions
+from statebound.spec.monitor import Mode
+
+__all__ = ["Gsm8kOptions", "HotpotOptions", "QAOptions"]
+
+
+class QAOptions(ChoiceOptions):
+    limit: int | None = Field(None, ge=1, description="only the first N questions")
+    shots: int = Field(2, ge=0, description="few-shot examples in the prompt")
+    mode: Mode = Field("posthoc", description="the decoding monitor's mode (posthoc, grammar, eager, none)")
+    chunk_tokens: int = Field(128, ge=1, description="tokens the monitor generates at a time")
+    max_calls: int = Field(10, ge=1, description="model calls per run before the monitor wraps up")
+    k: int = Field(5, ge=1, description="self-consistency samples")
+    sample_temperature: float = Field(0.7, ge=0, description="self-consistency sampling temperature")
+    alpha: float = Field(0.6, description="PASS's length penalty")
+
+    def agent_options(self, dataset: Dataset) -> QAAgentOptions:
+        return QAAgentOptions(dataset=dataset, shots=self.shots, mode=self.mode, chunk_tokens=self.chunk_tokens,
+                              max_calls=self.max_calls, k=self.k, sample_temperature=self.sample_temperature,
+                              alpha=self.alpha)
+
+
+class Gsm8kOptions(QAOptions):
+    pass
+
+
+class HotpotOptions(QAOptions):
+    split: Literal["distractor", "dev"] = Field("distractor", description="distractor (100, with tools) or dev (7405, no tools)")
+    corpus: str | None = Field(None, description="a JSONL corpus for Search and Lookup")
+
+    @property
+    def with_tools(self) -> bool:
+        return self.split == "distractor" or self.corpus is not None

@@ -74,3 +74,19 @@ def test_a_bad_price_in_the_config_file_names_the_entry(tmp_path: Path, monkeypa
 def test_a_bad_price_option_stops_the_check_before_a_run() -> None:
     with pytest.raises(DefinitionError, match="model option price of scripted: 'x' is not a price"):
         check_model("scripted", price="x")
+
+
+def test_statebound_eval_costs_episodes_at_the_price_option(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from statebound.bench.store import RunStore
+    from statebound.cli.app import app
+
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["eval", "toy", "-a", "direct", "-m", "function:statebound.benchmarks.toy:oracle",
+                                      "--model-option", "price=1000,2000", "--limit", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    with RunStore(out, create=False, read_only=True) as store:
+        episodes = store.results()
+    assert episodes and all(e.cost_usd == pytest.approx((e.prompt_tokens * 1000 + e.completion_tokens * 2000) / 1e6)
+                            for e in episodes)

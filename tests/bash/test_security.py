@@ -99,7 +99,7 @@ def test_fork_bomb_is_limited_and_cleaned_up(env, canary):
     step = env.step("execute[:(){ :|:& };:]")
     assert time.monotonic() - started < LIMITS.timeout_s + 5
     assert not step.ok and step.info["timed_out"]
-    assert step.observation == "Command timed out"
+    assert step.observation.startswith("Command timed out")  # + the bound hit, where known
     uid = env._sandbox._uid  # the sandbox's own host uid (root only)
     if uid is not None:
         assert _live_processes_of(uid) == 0

@@ -21,11 +21,12 @@ OBSERVATION_CHARS = 350  # what the StateFlow/InterCode runners show the model o
 
 
 def _observation(result: CommandResult) -> str:
+    notes = "".join(f"\n[{note}]" for note in result.limits_hit)
     if result.timed_out:
-        return TIMEOUT_OBSERVATION
+        return TIMEOUT_OBSERVATION + notes
     if result.truncated:
-        return result.output + "\n[output truncated: the command was stopped]"
-    return result.output
+        return result.output + "\n[output truncated: the command was stopped]" + notes
+    return result.output + notes
 
 
 class BashEnv:

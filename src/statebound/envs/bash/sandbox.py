@@ -20,20 +20,19 @@ import random
 import selectors
 import shutil
 import signal
-import stat
 import subprocess
-import tempfile
 import time
 import weakref
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Self
 
+from statebound.envs.bash.cgroup import SandboxCgroup, create_cgroup
+from statebound.envs.bash.leftovers import new_sandbox_dir, release, remove_leftovers
 from statebound.envs.bash.testbed import HOSTNAME, build_root, restore_usr_links
 from statebound.errors import EnvironmentUnavailable
 
-__all__ = ["CommandResult", "Sandbox", "SandboxLimits", "check_sandbox"]
+__all__ = ["CommandResult", "Sandbox", "SandboxLimits", "check_sandbox", "per_process_limits"]
 
 _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _ENV = {"PATH": _PATH, "HOME": "/root", "LANG": "C.UTF-8", "USER": "root", "HOSTNAME": HOSTNAME}
@@ -52,6 +51,13 @@ _WRAPPER = (
     "sleep 0.02; done; exit $status"
 )
 _PRIVATE_UIDS = (200_000, 260_000)
+# /dev holds the device nodes programs need, bound into the episode's own directory (so that
+# anything else written there counts against its disk limit), not a RAM file system of its own.
+_DEVICES = [
+    arg
+    for node in ("null", "zero", "full", "random", "urandom", "tty")
+    for arg in ("--dev-bind", f"/dev/{node}", f"/dev/{node}")
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,7 +67,8 @@ class SandboxLimits:
     timeout_s: float = 10.0
     max_output_bytes: int = 256 * 1024
     max_processes: int = 64
-    max_memory_bytes: int = 1 << 30
+    max_memory_bytes: int = 1 << 30  # per process (address space)
+    max_total_memory_bytes: int = 1 << 30  # all processes of the sandbox together
     max_file_bytes: int = 16 << 20
     max_disk_bytes: int = 128 << 20
     max_inodes: int = 20_000
@@ -75,6 +82,7 @@ class CommandResult:
     exit_code: int | None  # None when the sandbox killed it
     timed_out: bool = False
     truncated: bool = False  # output passed max_output_bytes; the command was stopped there
+    limits_hit: tuple[str, ...] = ()  # one sentence per bound the command ran into
 
     @property
     def ok(self) -> bool:
@@ -136,24 +144,36 @@ class Sandbox:
         check_sandbox()
         self.limits = limits
         self.cwd = "/"
-        self._base = Path(tempfile.mkdtemp(prefix="statebound-bash-"))
+        _remove_leftovers_once()
+        self._base = new_sandbox_dir()
         os.chmod(self._base, 0o711)  # the sandbox's own uid must reach root/
         self.root = self._base / "root"
         self.root.mkdir()
         self._mounted = False
         self._uid: int | None = None
+        self._cgroup: SandboxCgroup | None = None
         # also runs when the sandbox is garbage-collected or the interpreter exits
-        self._release = weakref.finalize(self, _release, self._base, self.root)
+        self._release = weakref.finalize(self, release, self._base)
         try:
             if os.geteuid() == 0:
                 self._uid = random.randrange(*_PRIVATE_UIDS)
                 self._mounted = self._mount_tmpfs()
+                self._cgroup = create_cgroup(
+                    self._base.name,
+                    memory_bytes=limits.max_total_memory_bytes,
+                    processes=limits.max_processes,
+                )
             build_root(fs, self.root)
             if self._uid is not None:
                 self._chown_tree(self._uid)
         except BaseException:
             self.close()
             raise
+
+    @property
+    def totals_limited(self) -> bool:
+        """Whether memory and processes are bounded for the sandbox as a whole (a cgroup)."""
+        return self._cgroup is not None
 
     @property
     def disk_limited(self) -> bool:
@@ -167,6 +187,8 @@ class Sandbox:
         without touching that remembered directory (as the scorer does).
         """
         restore_usr_links(self.root, owner=self._uid)
+        events_before = self._cgroup.events() if self._cgroup else (0, 0)
+        disk_was_full = self._disk_full()
         read_fd, write_fd = os.pipe()
         try:
             proc = subprocess.Popen(
@@ -195,11 +217,12 @@ class Sandbox:
             proc.stdout.close()
             os.close(read_fd)
         text = output.decode("utf-8", errors="replace")
+        hit = self._limits_hit(events_before, disk_was_full, text)
         if timed_out:
-            return CommandResult(text, None, timed_out=True)
+            return CommandResult(text, None, timed_out=True, limits_hit=hit)
         if truncated:
-            return CommandResult(text, None, truncated=True)
-        return CommandResult(text, exit_code)
+            return CommandResult(text, None, truncated=True, limits_hit=hit)
+        return CommandResult(text, exit_code, limits_hit=hit)
 
     def close(self) -> None:
         """Delete the file system (unmounting it if it is a tmpfs). Safe to call twice."""
@@ -214,12 +237,37 @@ class Sandbox:
 
     # -- internals ---------------------------------------------------------------------------
 
+    def _disk_full(self) -> bool:
+        return self._mounted and os.statvfs(self.root).f_bavail == 0
+
+    def _limits_hit(
+        self, events_before: tuple[int, int], disk_was_full: bool, output: str
+    ) -> tuple[str, ...]:
+        """The bounds this command ran into (a full disk counts when it filled up now or when the
+        command was refused space)."""
+        limits, hit = self.limits, []
+        if self._cgroup is not None:
+            memory, processes = (a - b for a, b in zip(self._cgroup.events(), events_before))
+            if memory:
+                hit.append(f"memory limit reached: the sandbox's processes together may use "
+                           f"{_mib(limits.max_total_memory_bytes)}; a process was killed")  # fmt: skip
+            if processes:
+                hit.append(f"process limit reached: at most {limits.max_processes} processes")
+        if self._disk_full() and (not disk_was_full or "No space left on device" in output):
+            hit.append(f"disk limit reached: the episode's files, /tmp and /dev included, may "
+                       f"take {_mib(limits.max_disk_bytes)}")  # fmt: skip
+        return tuple(hit)
+
     def _argv(self, command: str, cwd_fd: int, cwd: str) -> list[str]:
         limits = self.limits
-        nproc = limits.max_processes
-        prefix: list[str] = []
+        nproc, memory = (  # with a cgroup, its pids.max is the process bound (it says when hit)
+            (limits.max_processes + 16, limits.max_memory_bytes)
+            if self._cgroup is not None
+            else per_process_limits(limits)
+        )
+        prefix: list[str] = self._cgroup.enter_argv() if self._cgroup is not None else []
         if self._uid is not None:
-            prefix = [
+            prefix += [
                 _tool("setpriv"),
                 f"--reuid={self._uid}",
                 f"--regid={self._uid}",
@@ -228,14 +276,14 @@ class Sandbox:
         else:  # RLIMIT_NPROC counts all of this user's processes
             nproc += _processes_of(os.getuid())
         prefix += [
-            _tool("prlimit"), f"--nproc={nproc}", f"--as={limits.max_memory_bytes}",
+            _tool("prlimit"), f"--nproc={nproc}", f"--as={memory}",
             f"--fsize={limits.max_file_bytes}", "--core=0", "--",
         ]  # fmt: skip
         bwrap = [
             _tool("bwrap"), "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--uid", "0", "--gid", "0", "--hostname", HOSTNAME,
             "--bind", str(self.root), "/", "--ro-bind", "/usr", "/usr",
-            "--proc", "/proc", "--dev", "/dev", "--chdir", "/",
+            "--proc", "/proc", *_DEVICES, "--chdir", "/",
         ]  # fmt: skip
         trapped = f"trap 'pwd >&3' EXIT; {command}"
         return [
@@ -297,6 +345,23 @@ class Sandbox:
                 os.chown(os.path.join(directory, name), uid, uid, follow_symlinks=False)
 
 
+def per_process_limits(limits: SandboxLimits) -> tuple[int, int]:
+    """(processes, bytes per process) when no cgroup bounds the total: chosen so that their product
+    stays within ``max_total_memory_bytes`` (at least 64 MiB each, so that bash and its tools run)."""
+    total = limits.max_total_memory_bytes
+    per_process = min(limits.max_memory_bytes, max(64 << 20, total // limits.max_processes))
+    return max(1, min(limits.max_processes, total // per_process)), per_process
+
+
+def _mib(size: int) -> str:
+    return f"{size >> 20} MiB"
+
+
+@cache
+def _remove_leftovers_once() -> None:
+    remove_leftovers()
+
+
 def _children(pid: int) -> list[int]:
     found = []
     for entry in os.scandir("/proc"):
@@ -327,20 +392,3 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-
-
-def _release(base: Path, root: Path) -> None:
-    if os.path.ismount(root):
-        subprocess.run(["umount", "-l", str(root)], capture_output=True, check=False)
-    if base.exists():
-        shutil.rmtree(base, onerror=_make_writable_and_retry)
-
-
-def _make_writable_and_retry(function, path, _exc) -> None:  # type: ignore[no-untyped-def]
-    """rmtree helper: a command may have left directories without write permission."""
-    try:
-        parent = os.path.dirname(path)
-        os.chmod(parent, os.stat(parent).st_mode | stat.S_IRWXU)
-        function(path)
-    except OSError:
-        pass

@@ -37,6 +37,10 @@ HOSTNAME = "sandbox"
 # What a Debian root needs around the host's read-only /usr (mount points and merged-/usr links).
 _MOUNT_POINTS = ("usr", "proc", "dev", "tmp", "etc", "root")
 _USR_LINKS = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/lib64"}
+# /dev's links into /proc (the sandbox binds only device nodes into /dev; see sandbox._DEVICES)
+_DEV_LINKS = {f"dev/{name}": target for name, target in (
+    ("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+    ("stderr", "/proc/self/fd/2"))}  # fmt: skip
 _ETC_FILES = {
     "passwd": "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
     "group": "root:x:0:\nnogroup:x:65534:\n",
@@ -103,8 +107,12 @@ def build_root(fs: int, root: Path) -> None:
 def restore_usr_links(root: Path, *, owner: int | None = None) -> None:
     """(Re)create ``/bin``, ``/sbin``, ``/lib``, ``/lib64`` as links into ``/usr``; without them no
     program starts (the ELF loader is ``/lib64/ld-linux-x86-64.so.2``), so a command that deleted
-    or replaced them must not break the next one. Nothing here follows a link."""
-    for name, target in _USR_LINKS.items():
+    or replaced them must not break the next one; likewise ``/dev/fd`` and ``/dev/std*``. Nothing here
+    follows a link."""
+    if not (root / "dev").is_dir():
+        (root / "dev").unlink(missing_ok=True)
+        (root / "dev").mkdir()
+    for name, target in (_USR_LINKS | _DEV_LINKS).items():
         path = root / name
         if path.is_symlink() and os.readlink(path) == target:
             continue

@@ -17,7 +17,7 @@ def test_subcommand_is_registered(command: str) -> None:
     assert "Usage" in result.output
 
 
-COMMANDS = ["eval", "report", "show", "status", "models", "run", "threads", "flow draw", "flow check", "spec check",
+COMMANDS = ["eval", "report", "show", "status", "models", "run", "threads", "clean", "flow draw", "flow check", "spec check",
             "spec draw", "spec show", "spec validate-examples"]
 
 

@@ -112,3 +112,16 @@ def test_a_new_sandbox_removes_leftovers_in_the_temp_dir():
         assert not leftover.exists()
     finally:
         environment.close()
+
+
+def test_statebound_clean_removes_a_dead_runs_sandbox(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from statebound.cli.app import app
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = tmp_path / f"statebound-bash-{_dead_pid()}-abc"
+    (dead / "root").mkdir(parents=True)
+    result = CliRunner().invoke(app, ["clean"])
+    assert result.exit_code == 0, result.output
+    assert f"removed {dead}" in result.output and not dead.exists()

@@ -15,6 +15,7 @@ from statebound.agents.question_text import (
     quoted_strings,
     singular,
     singular_forms,
+    whole_number,
     without_quoted,
 )
 
@@ -74,3 +75,32 @@ def test_singular_picks_one_form(word: str, one: str) -> None:
 def test_the_stop_lists_share_the_question_words() -> None:
     assert QUESTION_WORDS <= SQL_NOT_VALUES and QUESTION_WORDS <= QA_NOT_NAMES
     assert "id" in SQL_NOT_VALUES and "their" in QA_NOT_NAMES and "their" not in SQL_NOT_VALUES
+
+
+NUMBERS = [  # (InterCode-SQL task, question, the whole numbers it gives, in digits or spelt out)
+    (69, "What are the names of the teachers who teach at least two courses?", [2]),
+    (75, "What are the names of tournaments that have more than 10 matches?", [10]),
+    (372, "Give the ids of documents that have between one and two paragraphs.", [1, 2]),
+    (590, "Show all template type codes with less than three templates.", [3]),
+]
+
+
+@pytest.mark.parametrize(("task", "question", "expected"), NUMBERS)
+def test_whole_numbers_of_real_questions(task: int, question: str, expected: list[int]) -> None:
+    assert [n for word in question.rstrip("?.").split() if (n := whole_number(word)) is not None] == expected
+
+
+def test_whole_number_reads_digits_and_the_words_one_to_ten_only() -> None:
+    assert [whole_number(w) for w in ("Ten", "007", "eleven", "2.5", "twice", "")] == [10, 7, None, None, None, None]
+
+
+def test_sql_comparisons_and_gsm8k_quantities_read_the_shared_number_words() -> None:
+    from statebound.agents.qa.quantities import quantities
+    from statebound.agents.sql.reading import Comparison, read_question
+
+    assert read_question(NUMBERS[3][1]).numbers == (Comparison("<", "3", "codes with less than three templates"),)
+    # GSM8K test problem 6: "twice" is GSM8K's own word, on top of the shared ones
+    problem = ("Toulouse has twice as many sheep as Charleston. Charleston has 4 times as many sheep as Seattle. "
+               "How many sheep do Toulouse, Charleston, and Seattle have together if Seattle has 20 sheep?")
+    assert quantities(problem) == [2, 4, 20]
+    assert quantities("Three friends share a dozen eggs.") == [3, 12]

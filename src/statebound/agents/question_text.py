@@ -6,7 +6,9 @@
   each benchmark's questions use as data (:data:`SQL_QUOTES`, :data:`QA_QUOTES`,
   :data:`BASH_QUOTES`);
 - the words that start questions and name nothing, as data: :data:`QUESTION_WORDS`, and the
-  stop lists built on it (:data:`SQL_NOT_VALUES`, :data:`QA_NOT_NAMES`).
+  stop lists built on it (:data:`SQL_NOT_VALUES`, :data:`QA_NOT_NAMES`);
+- numbers spelt out, as data: :data:`NUMBER_WORDS` (one to ten; GSM8K's quantities add more), and
+  :func:`whole_number` (``"5"`` or ``"five"`` -> 5).
 
 Each machine keeps its own reading of what a question asks (agents/sql/reading.py,
 agents/qa/scoped_reading.py, agents/bash/reading.py) and uses these for the parts they share.
@@ -16,9 +18,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 
-__all__ = ["BASH_QUOTES", "QA_NOT_NAMES", "QA_QUOTES", "QUESTION_WORDS", "SQL_NOT_VALUES", "SQL_QUOTES", "QuoteMarks",
-           "quoted_strings", "singular", "singular_forms", "without_quoted"]
+__all__ = ["BASH_QUOTES", "NUMBER_WORDS", "QA_NOT_NAMES", "QA_QUOTES", "QUESTION_WORDS", "SQL_NOT_VALUES", "SQL_QUOTES",
+           "QuoteMarks", "quoted_strings", "singular", "singular_forms", "whole_number", "without_quoted"]
 
 QuoteMarks = tuple[tuple[str, str], ...]  # (opening, closing) pairs
 SQL_QUOTES: QuoteMarks = (('"', '"'), ("'", "'"), ("“", "”"))
@@ -34,6 +38,18 @@ SQL_NOT_VALUES = QUESTION_WORDS | frozenset(
 QA_NOT_NAMES = QUESTION_WORDS | frozenset(
     "why is are was were do does did can could has have had will would in on at of the a an this that these those for "
     "from by to as and or it its he she they his her their".split())
+
+# numbers questions spell out ("at least two courses", "the three oldest"), in this order in patterns
+NUMBER_WORDS: Mapping[str, int] = MappingProxyType({
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10})
+
+
+def whole_number(word: str) -> int | None:
+    """The whole number ``word`` writes in digits or spells out (:data:`NUMBER_WORDS`, any case);
+    None for anything else."""
+    if word.isdigit():
+        return int(word)
+    return NUMBER_WORDS.get(word.lower())
 
 
 def singular_forms(word: str) -> frozenset[str]:

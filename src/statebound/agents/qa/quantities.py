@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
 
+from statebound.agents.question_text import NUMBER_WORDS
+
 __all__ = ["ArithmeticStep", "format_quantity", "parse_quantity", "quantities", "steps"]
 
 _WORDS: dict[str, int | Fraction] = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    **NUMBER_WORDS, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
     "hundred": 100, "twice": 2, "double": 2, "triple": 3, "thrice": 3, "dozen": 12,
     "half": Fraction(1, 2), "quarter": Fraction(1, 4),
 }

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from statebound.agents.question_text import (
+    NUMBER_WORDS,
     SQL_NOT_VALUES,
     SQL_QUOTES,
     quoted_strings,
     singular_forms,
+    whole_number,
     without_quoted,
 )
 
@@ -38,8 +40,6 @@ _DESCENDING = (r"descending|decreasing|reverse|reversed|reversely|from (?:the )?
 _MOST = r"most|highest|largest|biggest|greatest|oldest|longest|tallest|heaviest|latest|newest|top|best|richest|maximum"
 _LEAST = r"least|lowest|smallest|youngest|shortest|fewest|earliest|cheapest|minimum|lightest"
 _BY_COUNT = r"most|fewest|least"
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-                 "ten": 10}
 _GREATER = r"more than|greater than|larger than|bigger than|higher than|over|above|exceeds?|exceeding|older than|after|later than|longer than|heavier than"
 _AT_LEAST = r"at least|no less than|or more|not less than"
 _LESS = r"less than|fewer than|smaller than|lower than|below|under|younger than|before|earlier than|shorter than|lighter than"
@@ -95,12 +95,6 @@ def _has(pattern: str, text: str) -> re.Match[str] | None:
     return re.search(rf"\b(?:{pattern})\b", text, re.IGNORECASE)
 
 
-def _number(word: str) -> int | None:
-    if word.isdigit():
-        return int(word)
-    return _NUMBER_WORDS.get(word.lower())
-
-
 def _literals(question: str) -> tuple[str, ...]:
     """Quoted strings, then runs of capitalised words that are not the question's own words."""
     found: list[str] = quoted_strings(question, SQL_QUOTES)
@@ -122,7 +116,7 @@ def _literals(question: str) -> tuple[str, ...]:
 def _comparisons(question: str) -> list[tuple[Comparison, str]]:
     """Each number in the question with its comparison and the word after it (what it counts)."""
     found = []
-    words = "|".join(_NUMBER_WORDS)
+    words = "|".join(NUMBER_WORDS)
     for match in re.finditer(rf"(?<![\w.])(\d+(?:\.\d+)?|{words})(?!\w|\.\d)", question, re.IGNORECASE):
         before = question[: match.start()].lower()[-30:]
         rest = re.sub(r"^\s*or (?:more|less|fewer)\b", "", question[match.end():])
@@ -145,17 +139,17 @@ def _comparisons(question: str) -> list[tuple[Comparison, str]]:
         if not value[0].isdigit():
             if op == "=" or value.lower() == "one":
                 continue  # "one of", "two courses" without a comparison: words, not values
-            value = str(_NUMBER_WORDS[value.lower()])
+            value = str(NUMBER_WORDS[value.lower()])
         found.append((Comparison(op, value, around), after))
     return found
 
 
 def _limit(question: str) -> int | None:
-    match = re.search(rf"\b(?:top|first)\s+(\d+|{'|'.join(_NUMBER_WORDS)})\b|\b(\d+|{'|'.join(_NUMBER_WORDS)})\s+"
+    match = re.search(rf"\b(?:top|first)\s+(\d+|{'|'.join(NUMBER_WORDS)})\b|\b(\d+|{'|'.join(NUMBER_WORDS)})\s+"
                       rf"(?:{_MOST}|{_LEAST}|most|least)\b", question, re.IGNORECASE)
     if match is None:
         return None
-    return _number(match.group(1) or match.group(2))
+    return whole_number(match.group(1) or match.group(2))
 
 
 def _head(question: str) -> str:

@@ -38,6 +38,7 @@ BASH = [  # InterCode-Bash: quotes that start and end a word, backquotes too
     ("1-15", "Copies all files with \"FooBar\" in the path under the '/testbed/dir1' directory to the "
      "'/testbed/dir3/subdir1/subsubdir1/tmp' directory.", ["FooBar", "/testbed/dir1", "/testbed/dir3/subdir1/subsubdir1/tmp"]),
     ("made up", "Print `date` and 'don't stop' in capitals", ["date", "don't stop"]),
+    ("4-14", 'Remove leading and trailing spaces or tabs from "  Hello world!\t  "', ["  Hello world!\t  "]),
 ]
 
 

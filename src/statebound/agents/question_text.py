@@ -90,8 +90,9 @@ def _quotes(marks: QuoteMarks, as_word: bool) -> re.Pattern[str]:
 
 
 def quoted_strings(text: str, marks: QuoteMarks, *, as_word: bool = False) -> list[str]:
-    """What ``text`` quotes with ``marks``, in order, stripped, empty ones left out."""
-    return [found.strip() for match in _quotes(marks, as_word).finditer(text)
+    """What ``text`` quotes with ``marks``, in order, as quoted (spaces kept: "Remove the spaces
+    around '  Hello  '" quotes them), blank ones left out."""
+    return [found for match in _quotes(marks, as_word).finditer(text)
             for found in match.groups() if found is not None and found.strip()]
 
 

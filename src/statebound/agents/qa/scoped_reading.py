@@ -52,7 +52,7 @@ def _without_leading_non_names(words: list[str]) -> list[str]:
 def named_things(question: str) -> list[str]:
     """Quoted titles, then runs of capitalised words, in the question's order (a run that is only
     the question's first word is skipped: it is capitalised because it starts the sentence)."""
-    found = quoted_strings(question, QA_QUOTES)
+    found = [text.strip() for text in quoted_strings(question, QA_QUOTES)]
     rest = without_quoted(question, QA_QUOTES, replacement=" , ")
     for sentence in _SENTENCE_END.split(rest):
         for match in _RUN.finditer(sentence):

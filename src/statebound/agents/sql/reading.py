@@ -97,7 +97,7 @@ def _has(pattern: str, text: str) -> re.Match[str] | None:
 
 def _literals(question: str) -> tuple[str, ...]:
     """Quoted strings, then runs of capitalised words that are not the question's own words."""
-    found: list[str] = quoted_strings(question, SQL_QUOTES)
+    found: list[str] = [text.strip() for text in quoted_strings(question, SQL_QUOTES)]
     unquoted = without_quoted(question, SQL_QUOTES)
     words = [w.rstrip(".") for w in re.findall(r"[A-Za-z][\w.&-]*(?:'s)?", unquoted)]
     run: list[str] = []

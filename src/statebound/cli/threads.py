@@ -114,9 +114,10 @@ def threads_command(
     from rich.console import Console
 
     from statebound.errors import CheckpointError
-    from statebound.flow.live import open_checkpointer
+    from statebound.flow.live import open_checkpointer, refuse_connection_string
 
     with one_line_errors():
+        refuse_connection_string(store_path)
         if "://" not in store_path and not Path(store_path).is_file():
             raise CheckpointError(f"no store at {store_path}; `statebound run FLOW --store PATH --thread ID` makes one")
         if fork is None and (edit is not None or name is not None):

@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from statebound.llm.secrets import display_url, url_password
+from statebound.llm.secrets import display_url, url_secrets
 
 __all__ = [
     "TRANSPORT_OPTIONS",
@@ -57,7 +57,7 @@ def fingerprint(value: str) -> str:
 
 def option_kind(name: str, value: object = None) -> OptionKind:
     """What the model option ``name`` (with ``value``) is; see the module's docstring."""
-    if _SECRET_NAME.search(name) or (isinstance(value, str) and url_password(value) is not None):
+    if _SECRET_NAME.search(name) or (isinstance(value, str) and url_secrets(value)):
         return "secret"
     return "transport" if name in TRANSPORT_OPTIONS else "result"
 
@@ -67,7 +67,7 @@ def _redact(name: str, value: Any) -> Any:
         return {key: _redact(str(key), item) for key, item in value.items()}
     if not isinstance(value, str) or option_kind(name, value) != "secret":
         return value
-    return display_url(value) if url_password(value) is not None else fingerprint(value)
+    return display_url(value) if url_secrets(value) else fingerprint(value)
 
 
 def redacted(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -92,5 +92,5 @@ def secret_values(options: Mapping[str, Any]) -> tuple[str, ...]:
         if isinstance(value, Mapping):
             found += secret_values({str(k): v for k, v in value.items()})
         elif isinstance(value, str) and option_kind(name, value) == "secret":
-            found.append(url_password(value) or value)
+            found += url_secrets(value) or (value,)
     return tuple(found)

@@ -9,6 +9,9 @@ See ``docs/live-flows.md``.
 
 from __future__ import annotations
 
+import re
+
+from statebound.errors import CheckpointError
 from statebound.flow.live.postgres import PostgresCheckpointer
 from statebound.flow.live.records import CheckpointInfo, StoredCheckpoint, ThreadInfo
 from statebound.flow.live.sqlite import Durability, SQLiteCheckpointer
@@ -23,7 +26,11 @@ __all__ = [
     "StoredCheckpoint",
     "ThreadInfo",
     "open_checkpointer",
+    "refuse_connection_string",
 ]
+
+# "host=db password=x", "dbname = app": libpq key=value pairs, which no store path looks like
+_CONNECTION_STRING = re.compile(r"^\s*[A-Za-z_]+\s*=\s*\S")
 
 
 def open_checkpointer(where: str, *, durability: Durability = "system", read_only: bool = False) -> Checkpointer:
@@ -31,4 +38,16 @@ def open_checkpointer(where: str, *, durability: Durability = "system", read_onl
     existing store, opened without writing to it)."""
     if where.startswith(("postgresql://", "postgres://")):
         return PostgresCheckpointer(where, durability=durability)
+    refuse_connection_string(where)
     return SQLiteCheckpointer(where, durability=durability, read_only=read_only)
+
+
+def refuse_connection_string(where: str) -> None:
+    """A :class:`CheckpointError` (not echoing it) when ``where`` is a libpq connection string:
+    taken for a SQLite path it would make a file whose name holds the password."""
+    if _CONNECTION_STRING.match(where):
+        raise CheckpointError(
+            "the store looks like a libpq connection string (key=value ...), not a file path; "
+            "give a postgresql://USER@HOST/DB URL (the password in $PGPASSWORD or ~/.pgpass) or "
+            "the path of a SQLite file"
+        )

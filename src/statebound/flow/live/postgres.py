@@ -18,6 +18,7 @@ from statebound.errors import CheckpointError
 from statebound.flow.live.records import StoredCheckpoint, ThreadRecord
 from statebound.flow.live.sqlite import Durability
 from statebound.flow.live.store import Checkpointer, taken
+from statebound.llm.secrets import display_url
 
 __all__ = ["PostgresCheckpointer", "redacted"]
 
@@ -39,13 +40,13 @@ _THREAD_COLUMNS = "thread, flow, task, signature, parent, parent_seq, created"
 
 
 def redacted(url: str) -> str:
-    """``url`` without its password, for messages."""
+    """``url`` without its password (in the user part or a ``?password=``), for messages."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username}@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    if parts.password is not None:
+        host = parts.hostname or ""
+        netloc = f"{parts.username}@{host}" + (f":{parts.port}" if parts.port else "")
+        url = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    return display_url(url)
 
 
 class PostgresCheckpointer(Checkpointer):

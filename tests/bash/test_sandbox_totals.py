@@ -35,19 +35,19 @@ def _needs(condition: bool, what: str) -> None:
         pytest.skip(f"{what} needs root (a tmpfs and a writable cgroup)")
 
 
-def test_writing_2_gb_into_dev_stops_at_the_disk_limit(env):
+@pytest.mark.parametrize("directory", ["/dev", "/tmp"])
+def test_writing_2_gb_into_dev_or_tmp_stops_at_the_disk_limit(env, directory):
     _needs(env._sandbox.disk_limited, "the disk limit")
     # 2 GB in 16 MB files (each file is capped too), as in the issue
-    fill = "for i in $(seq 128); do head -c 16M /dev/zero > /dev/f$i || break; done"
+    fill = f"for i in $(seq 128); do head -c 16M /dev/zero > {directory}/f$i || break; done"
     step = env.step(f"execute[{fill}]")
     assert not step.info["timed_out"]
     assert "No space left on device" in env.last_output
     assert "disk limit reached" in env.last_output and "/dev" in env.last_output
-    written = sum(f.stat().st_size for f in (env._sandbox.root / "dev").glob("f*"))
+    written = sum(f.stat().st_size for f in (env._sandbox.root / directory[1:]).glob("f*"))
     assert written <= LIMITS.max_disk_bytes
-    assert (
-        env.step("execute[rm /dev/f[0-9]*; echo hi > /dev/null && echo ok]").observation == "ok\n"
-    )
+    cleanup = f"execute[rm {directory}/f[0-9]*; echo hi > /dev/null && echo ok]"
+    assert env.step(cleanup).observation == "ok\n"
 
 
 def test_memory_is_bounded_for_all_processes_together(env):
@@ -58,6 +58,16 @@ def test_memory_is_bounded_for_all_processes_together(env):
     assert "memory limit reached" in env.last_output and "256 MiB" in env.last_output
     assert env.step("execute[echo still here]").observation == "still here\n"
     assert step.info["exit_code"] == 0  # the episode goes on
+
+
+def test_one_process_is_bounded_by_its_address_space():
+    environment = BashEnv(limits=SandboxLimits(max_memory_bytes=128 << 20))
+    try:
+        environment.reset("1-0")
+        step = environment.step("execute[python3 -c 'bytearray(256 << 20)']")
+        assert "MemoryError" in step.observation and step.info["exit_code"] != 0
+    finally:
+        environment.close()
 
 
 def test_fork_bomb_hits_the_process_limit_and_says_so(env):

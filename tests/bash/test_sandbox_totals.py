@@ -12,6 +12,7 @@ import pytest
 from bash_doubles import needs_sandbox
 
 from statebound.envs.bash import BashEnv, SandboxLimits
+from statebound.envs.bash.cgroup import create_cgroup
 from statebound.envs.bash.leftovers import remove_leftovers
 from statebound.envs.bash.sandbox import per_process_limits
 
@@ -35,6 +36,15 @@ def _needs(condition: bool, what: str) -> None:
         pytest.skip(f"{what} needs root (a tmpfs and a writable cgroup)")
 
 
+def _needs_totals(env: BashEnv, what: str) -> None:
+    """Skip where no cgroup can be made; fail where one can but the sandbox has none."""
+    probe = create_cgroup(f"statebound-probe-{os.getpid()}", memory_bytes=1 << 30, processes=8)
+    if probe is not None:
+        probe.remove()
+    _needs(probe is not None, what)
+    assert env._sandbox.totals_limited, "this machine allows a cgroup, but the sandbox has none"
+
+
 @pytest.mark.parametrize("directory", ["/dev", "/tmp"])
 def test_writing_2_gb_into_dev_or_tmp_stops_at_the_disk_limit(env, directory):
     _needs(env._sandbox.disk_limited, "the disk limit")
@@ -51,7 +61,7 @@ def test_writing_2_gb_into_dev_or_tmp_stops_at_the_disk_limit(env, directory):
 
 
 def test_memory_is_bounded_for_all_processes_together(env):
-    _needs(env._sandbox.totals_limited, "a memory total")
+    _needs_totals(env, "a memory total")
     hog = "python3 -c 'b = bytearray(150 << 20); import time; time.sleep(1)'"
     step = env.step(f"execute[for i in 1 2 3; do {hog} & done; wait; echo finished]")
     assert "Killed" in env.last_output
@@ -71,7 +81,7 @@ def test_one_process_is_bounded_by_its_address_space():
 
 
 def test_fork_bomb_hits_the_process_limit_and_says_so(env):
-    _needs(env._sandbox.totals_limited, "a process total")
+    _needs_totals(env, "a process total")
     step = env.step("execute[:(){ :|:& };:]")
     assert step.info["timed_out"]
     assert "process limit reached: at most 32 processes" in env.last_output

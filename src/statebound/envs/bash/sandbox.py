@@ -2,14 +2,17 @@
 
 Each :class:`Sandbox` owns a fresh directory holding one task's file system; every command runs in a
 new ``bwrap`` that presents that directory at ``/`` with the host's ``/usr`` read-only, a fresh
-``/proc`` and a minimal ``/dev``, no network, new namespaces of every kind, a new session, and
+``/proc`` and a ``/dev`` holding only device nodes (a directory of the episode's own, so that files
+written there count against its disk), no network, new namespaces of every kind, a new session, and
 resource limits (processes, address space, file size, time, output bytes). Nothing else of the host
 is visible. The working directory survives between commands: an ``EXIT`` trap reports ``pwd`` on a
 private pipe, and the next command starts there.
 
 Run as root (the usual case in containers and CI), the sandbox also runs under its own unprivileged
 host uid, which makes the process limit its own rather than shared, and its directory is a
-size-limited tmpfs, which caps disk use. Run as an ordinary user it shares that user's process
+size-limited tmpfs, which caps disk use (``/tmp`` and ``/dev`` included), and where the machine
+allows it a cgroup bounds the memory and processes of the sandbox as a whole
+(:mod:`statebound.envs.bash.cgroup`; :attr:`Sandbox.totals_limited`). Run as an ordinary user it shares that user's process
 count and has no disk quota (each file is still capped); :attr:`Sandbox.disk_limited` says which.
 """
 

@@ -350,10 +350,11 @@ class Sandbox:
 
 def per_process_limits(limits: SandboxLimits) -> tuple[int, int]:
     """(processes, bytes per process) when no cgroup bounds the total: chosen so that their product
-    stays within ``max_total_memory_bytes`` (at least 64 MiB each, so that bash and its tools run)."""
+    stays within ``max_total_memory_bytes``, with 64 MiB each where the total allows and never
+    fewer than 8 processes (a command's shell, pipes and the sandbox's own take about 5)."""
     total = limits.max_total_memory_bytes
-    per_process = min(limits.max_memory_bytes, max(64 << 20, total // limits.max_processes))
-    return max(1, min(limits.max_processes, total // per_process)), per_process
+    processes = min(limits.max_processes, max(8, total // (64 << 20)))
+    return processes, min(limits.max_memory_bytes, total // processes)
 
 
 def _mib(size: int) -> str:

@@ -73,3 +73,27 @@ def test_a_connection_string_is_never_taken_for_a_sqlite_path(tmp_path, monkeypa
     assert result.exit_code == 2 and "connection string" in result.output
     assert "hunter2" not in result.output
     assert list(tmp_path.iterdir()) == []  # no file named after the password
+
+
+def test_an_echoed_key_fragment_and_a_url_token_stay_out_of_the_run_and_its_output(
+    fault_server, tmp_path
+) -> None:
+    """A server echoing the key without its prefix and a 14-character suffix of it, and a base_url
+    with a ?token=: neither reaches run.sqlite, results.jsonl, stdout or stderr (issue #38)."""
+    from llm_fault_server import status
+
+    server, base_url = fault_server
+    key, token = "sk-Zt4rQ9mW2xV7bN1cK8pL5hJ3", "tok3nQ8wE2rT6yU"
+    echo = f'{{"error": {{"message": "bad key {key[3:]} (ends {key[-14:]})"}}}}'
+    server.play(*[status(500, body=echo)] * 4)
+    out = tmp_path / "run"
+    args = ["eval", "toy", "-a", "direct", "-m", "openai:test-model", "-O", "count=4", "-j", "1",
+            "--no-progress", "--no-plots", "--out", str(out),
+            "--model-option", f"base_url={base_url}?token={token}",
+            "--model-option", f"api_key={key}", "--model-option", "attempts=1"]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert "bad key ***" in result.output  # the echo arrived, masked
+    for secret in (key[3:], key[-14:], token):
+        assert secret not in result.output, secret
+        assert [p for p in out.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()] == []

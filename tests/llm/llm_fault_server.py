@@ -31,6 +31,7 @@ class Reply:
     drop: bool = False  # close the connection (FIN) without replying
     reset: bool = False  # reset the connection (RST): before replying, or with ``cut`` mid-reply
     cut: bool = False  # send the headers and half the body, then reset
+    drip: float = 0.0  # send the body one byte every ``drip`` seconds
 
 
 def completion_body(text: str = "hello", *, chat: bool = True, n: int = 1) -> bytes:
@@ -129,7 +130,13 @@ class FaultServer:
                         self.send_header(name, value)
                     self.send_header("Content-Length", str(len(reply.body)))
                     self.end_headers()
-                    self.wfile.write(reply.body)
+                    if reply.drip:
+                        for byte in reply.body:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(reply.drip)
+                    else:
+                        self.wfile.write(reply.body)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up waiting (the timeout case)
 

@@ -31,6 +31,7 @@ from statebound.errors import (
     FatalProviderError,
     ModelUnavailable,
     ProviderError,
+    ProviderTimeout,
     UnsupportedFeature,
 )
 from statebound.llm.base import (
@@ -58,7 +59,7 @@ from statebound.llm.usage import checked_count
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-__all__ = ["MalformedResponse", "OpenAICompatLLM", "classify_openai_error", "default_transport"]
+__all__ = ["MalformedResponse", "OpenAICompatLLM", "RequestDeadline", "classify_openai_error", "default_transport"]
 
 T = TypeVar("T")
 ResponseFormat = Literal["json_schema", "json_object", "grammar", "none"]  # how a Request.schema is sent
@@ -82,6 +83,10 @@ class MalformedResponse(Exception):
     """The server answered, but not with a usable completion (retried like other faults)."""
 
 
+class RequestDeadline(Exception):
+    """A request (its whole reply included) took longer than the backend's ``timeout``."""
+
+
 def default_transport() -> Transport:
     """aiohttp when it is installed (``pip install 'openai[aiohttp]'``), else httpx."""
     return "aiohttp" if importlib.util.find_spec("aiohttp") is not None else "httpx"
@@ -95,6 +100,9 @@ def classify_openai_error(error: Exception, *, where: str = "the server", timeou
 
     if isinstance(error, MalformedResponse):
         return Fault(f"malformed response: {error}", retryable=True)
+    if isinstance(error, RequestDeadline):
+        return Fault(f"{where}: {error} (timeout); the server may be overloaded or slow to send, or raise timeout=",
+                     retryable=True, kind=ProviderTimeout)
     if isinstance(error, openai.APIConnectionError):  # APITimeoutError too: the cause tells which
         kind, message = connection_fault(error, where=where, timeout=timeout) or (
             ProviderError, f"connection to {where} failed ({type(error.__cause__ or error).__name__})")
@@ -314,9 +322,20 @@ class OpenAICompatLLM:
         return Completion(choices=tuple(choices[: request.n]), usage=usage, model=self.model)
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
-        """``call()`` under the backend's retry policy (provider faults retried, then raised)."""
+        """``call()`` under the backend's retry policy (provider faults retried, then raised), each
+        try within ``timeout`` seconds as a whole: the HTTP client's timeout bounds each read, so a
+        server that drips its reply a byte at a time would otherwise hold the run for ever."""
+        deadline = self.settings.timeout
+
+        async def within_deadline() -> T:
+            try:
+                async with asyncio.timeout(deadline):
+                    return await call()
+            except TimeoutError:
+                raise RequestDeadline(f"the whole reply did not arrive within {deadline:g} s") from None
+
         return await call_with_retries(
-            call,
+            within_deadline,
             provider=f"openai-compatible {self._url}",
             classify=functools.partial(classify_openai_error, where=self._where, timeout=self.settings.timeout),
             policy=self.retry,

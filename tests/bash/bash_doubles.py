@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import pytest
@@ -42,3 +44,16 @@ class FakeBashEnv:
             return StepResult(observation="", done=True)
         observation, ok = self._queue.popleft()
         return StepResult(observation=observation, ok=ok)
+
+
+@contextmanager
+def sandboxed_episode(limits: object, task: str = "1-0") -> Iterator[object]:
+    """A real Bash environment with ``limits``, reset to ``task``, closed afterwards."""
+    from statebound.envs.bash import BashEnv
+
+    environment = BashEnv(limits=limits)  # type: ignore[arg-type]
+    environment.reset(task)
+    try:
+        yield environment
+    finally:
+        environment.close()

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from bash_doubles import needs_sandbox
+from bash_doubles import needs_sandbox, sandboxed_episode
 
 from statebound.envs.bash import BashEnv, SandboxLimits
 from statebound.envs.bash.cgroup import create_cgroup
@@ -25,10 +25,8 @@ LIMITS = SandboxLimits(
 
 @pytest.fixture
 def env():
-    environment = BashEnv(limits=LIMITS)
-    environment.reset("1-0")
-    yield environment
-    environment.close()
+    with sandboxed_episode(LIMITS) as environment:
+        yield environment
 
 
 def _needs(condition: bool, what: str) -> None:

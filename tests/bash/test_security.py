@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from bash_doubles import needs_sandbox
+from bash_doubles import needs_sandbox, sandboxed_episode
 
 from statebound.agents.bash import build_react
 from statebound.envs.bash import BashEnv, SandboxLimits
@@ -42,10 +42,8 @@ def canary(tmp_path):
 
 @pytest.fixture
 def env():
-    environment = BashEnv(limits=LIMITS)
-    environment.reset("1-0")
-    yield environment
-    environment.close()
+    with sandboxed_episode(LIMITS) as environment:
+        yield environment
 
 
 def _host_intact(canary) -> None:

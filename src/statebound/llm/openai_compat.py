@@ -100,9 +100,9 @@ def classify_openai_error(error: Exception, *, where: str = "the server", timeou
 
     if isinstance(error, MalformedResponse):
         return Fault(f"malformed response: {error}", retryable=True)
-    if isinstance(error, RequestDeadline):
-        return Fault(f"{where}: {error} (timeout); the server may be overloaded or slow to send, or raise timeout=",
-                     retryable=True, kind=ProviderTimeout)
+    if isinstance(error, RequestDeadline):  # worded as the HTTP client's own timeout, which may come first
+        return Fault(f"no reply from {where} {error} (timeout, the whole reply counted); the server may be overloaded "
+                     "or drip its reply, or raise timeout=", retryable=True, kind=ProviderTimeout)
     if isinstance(error, openai.APIConnectionError):  # APITimeoutError too: the cause tells which
         kind, message = connection_fault(error, where=where, timeout=timeout) or (
             ProviderError, f"connection to {where} failed ({type(error.__cause__ or error).__name__})")
@@ -332,7 +332,7 @@ class OpenAICompatLLM:
                 async with asyncio.timeout(deadline):
                     return await call()
             except TimeoutError:
-                raise RequestDeadline(f"the whole reply did not arrive within {deadline:g} s") from None
+                raise RequestDeadline(f"within {deadline:g} s") from None
 
         return await call_with_retries(
             within_deadline,

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from statebound.agents.bash.options import BashOptions
-from statebound.contract.benchmark import Benchmark, Grade, Task
+from statebound.contract.benchmark import Benchmark, Grade, Reference, Task
 from statebound.contract.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
 from statebound.contract.trace import Trace
 from statebound.envs.bash import BashEnv, load_tasks
@@ -36,6 +36,11 @@ class InterCodeBash(Benchmark[BashOptions]):
 
     def make_env(self, *, max_turns: int | None, **settings: Any) -> BashEnv:
         return BashEnv(observation_chars=self.options.observation_chars, **settings)
+
+    def reference(self, task_id: str) -> Reference | None:
+        """The gold command (its output is not made again here: that needs a sandbox; the grade's
+        parts p1, p2, p3 say how the episode's file system and output compared)."""
+        return next((Reference(gold=task.gold) for task in load_tasks() if task.id == task_id), None)
 
     def grade(self, env: BashEnv, task: Task, trace: Trace) -> Grade:
         if not env.submitted:  # the turn limit was reached: submit the episode as it stands

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from statebound.agents.sql.options import SqlOptions
-from statebound.contract.benchmark import Benchmark, Grade, Task
+from statebound.contract.benchmark import Benchmark, Grade, Reference, Task
 from statebound.contract.columns import INFORMATIVE_SUCCESS, INVALID_ACTIONS
 from statebound.contract.trace import Trace
 from statebound.envs.sql import Backend, SqlEnvironment, load_tasks, open_backend
@@ -39,6 +39,19 @@ class InterCodeSql(Benchmark[SqlOptions]):
 
     def make_env(self, *, max_turns: int | None, **settings: Any) -> SqlEnvironment:
         return SqlEnvironment(backend=self._backend, max_turns=max_turns, **settings)
+
+    def reference(self, task_id: str) -> Reference | None:
+        """The gold query and its result on a fresh copy of the task's database, as an
+        observation shows it (rows not cut to what the agents see)."""
+        gold = next((task.gold for task in load_tasks() if task.id == task_id), None)
+        if gold is None:
+            return None
+        env = self.make_env(max_turns=None, max_obs_chars=None, max_obs_rows=None)
+        try:
+            env.reset(task_id)
+            return Reference(gold=gold, expected=env.step(f"execute[{gold}]").observation)
+        finally:
+            env.close()
 
     def grade(self, env: SqlEnvironment, task: Task, trace: Trace) -> Grade:
         score = env.score()

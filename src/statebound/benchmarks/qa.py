@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from statebound.agents.qa.options import Gsm8kOptions, HotpotOptions, QAOptions
 from statebound.agents.qa.prompts import Dataset
-from statebound.contract.benchmark import Benchmark, Grade, Task
+from statebound.contract.benchmark import Benchmark, Grade, Reference, Task
 from statebound.contract.columns import MetaColumn
 from statebound.contract.trace import Trace
 from statebound.envs.qa.corpus import Corpus, hotpot_distractor_corpus, load_jsonl_corpus
@@ -72,6 +72,11 @@ class QABenchmark(Benchmark[Any]):
     def make_env(self, *, max_turns: int | None, **settings: Any) -> QAEnvironment:
         return QAEnvironment(items=self.items, tools=self.tools, kind=self.kind, corpus=self.corpus,
                              max_actions=max_turns, **settings)
+
+    def reference(self, task_id: str) -> Reference | None:
+        """The gold answer (what the grade compares the agent's answer with)."""
+        return next((Reference(gold=item.answer, expected=item.answer) for item in self.items if item.id == task_id),
+                    None)
 
     def grade(self, env: QAEnvironment, task: Task, trace: Trace) -> Grade:
         item = env.item

@@ -19,7 +19,14 @@ from typing import Any
 
 from pydantic import Field
 
-from statebound.contract.benchmark import AgentSpec, Benchmark, BenchmarkOptions, Grade, Task
+from statebound.contract.benchmark import (
+    AgentSpec,
+    Benchmark,
+    BenchmarkOptions,
+    Grade,
+    Reference,
+    Task,
+)
 from statebound.contract.trace import ExitReason, Trace, TraceEntry
 from statebound.envs.base import Score, StepResult
 from statebound.errors import DefinitionError
@@ -109,6 +116,11 @@ class Toy(Benchmark[ToyOptions]):
 
     def make_env(self, *, max_turns: int | None, **settings: Any) -> AnswerEnv:
         return AnswerEnv({task.id: task for task in self._tasks}, max_turns=max_turns)
+
+    def reference(self, task_id: str) -> Reference | None:
+        """The exact answer."""
+        answer = next((task.meta["answer"] for task in self._tasks if task.id == task_id), None)
+        return None if answer is None else Reference(gold=f"Answer: {answer}", expected=str(answer))
 
     def grade(self, env: AnswerEnv, task: Task, trace: Trace) -> Grade:
         score = env.score()

@@ -21,16 +21,18 @@ def show_command(
     model: str | None = typer.Option(None, "--model", "-m", help="Only this model."),
     seed: int | None = typer.Option(None, "--seed", help="Only this seed."),
 ) -> None:
-    """Print the trajectories of TASK in RUN_DIR (every agent/model/seed unless narrowed), state by state: each model reply, action and observation, and each choice a choice state made.
+    """Print the trajectories of TASK in RUN_DIR (every agent/model/seed unless narrowed), state by state: each model reply, the action as the environment ran it (SQL, command, game command) and its observation, and each choice a choice state made; then the task's gold, the expected and obtained result and the reward. Lines fit the terminal's width.
 
     Example: statebound show runs/sql --task 7 --agent stateflow"""
     from statebound.bench.store import RunStore
     from statebound.errors import StateboundError
+    from statebound.report.episode_detail import reference_for
     from statebound.report.show import render_episode
 
     try:
         with RunStore(run_dir, read_only=True) as store:
             episodes = store.episodes(task=task, agent=agent, model=model, seed=seed)
+            config = store.config()
             stored = store.finished() if not episodes else set()
     except StateboundError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
@@ -41,8 +43,9 @@ def show_command(
         typer.secho(f"error: no stored episode of task {task!r}{asked} in {run_dir}; {_what_is_stored(stored, task)}",
                     fg=typer.colors.RED, err=True)
         raise typer.Exit(1)
+    reference = reference_for(config.benchmark, config.benchmark_options, task) if config is not None else None
     for episode in episodes:
-        render_episode(episode)
+        render_episode(episode, reference=reference)
 
 
 def _what_is_stored(stored: set[EpisodeKey], task: str) -> str:

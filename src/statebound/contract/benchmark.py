@@ -47,6 +47,7 @@ __all__ = [
     "FormatOptions",
     "Grade",
     "ModelNeed",
+    "Reference",
     "Setup",
     "Task",
 ]
@@ -74,6 +75,16 @@ class EpisodeLimits:
     max_turns: int | None = None
     max_tokens: int | None = None
     timeout_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """What a task counts as solved, for readers of an episode (``statebound show``, ``view``):
+    ``gold`` is the task's gold (query, command, answer) and ``expected`` what it gives when run
+    again on a fresh environment (``None`` when that is not made again, e.g. it needs a sandbox)."""
+
+    gold: str
+    expected: str | None = None
 
 
 class BenchmarkOptions(BaseModel):
@@ -186,6 +197,11 @@ class Benchmark(ABC, Generic[OptionsT]):
     @abstractmethod
     def grade(self, env: Any, task: Task, trace: Trace) -> Grade:
         """Grade the episode that just ran in ``env`` (called in a worker thread)."""
+
+    def reference(self, task_id: str) -> Reference | None:
+        """``task_id``'s gold and the result it gives (:class:`Reference`), for readers of its
+        episodes; ``None`` (the default) when the benchmark keeps no gold."""
+        return None
 
     def model_needs(self, agent: AgentSpec[OptionsT]) -> frozenset[ModelNeed]:
         """The model features ``agent`` needs under these options (a grammar for

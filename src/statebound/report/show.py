@@ -1,15 +1,20 @@
-"""Print one episode's trajectory state by state (rich), with the choices choice states made."""
+"""Print one episode's trajectory state by state (rich): each entry, the action it ran as the
+environment ran it, the choices choice states made; then the gold, the expected and obtained
+result and the reward. Lines stay within the terminal's width (rich wraps, long titles end in an
+ellipsis)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping
 from typing import Any
 
 from statebound.contract.result import EpisodeResult
 from statebound.flow.events import refused_by_limit
+from statebound.report.episode_detail import Reference, obtained, steps
 from statebound.report.metrics import group_label
 
-__all__ = ["choice_lines", "render_episode"]
+__all__ = ["choice_lines", "outcome_lines", "render_episode"]
 
 _ROLE_STYLE = {"assistant": "green", "user": "cyan", "tool": "yellow", "system": "magenta"}
 _SHOWN_CANDIDATES = 6  # a longer list shows the picked one and the best-scored others
@@ -49,13 +54,34 @@ def choice_lines(choice: Mapping[str, Any], *, shown: int = _SHOWN_CANDIDATES) -
     return lines
 
 
-def render_episode(result: EpisodeResult, *, console: Any = None, max_chars: int = 2000) -> None:
-    """One panel per visit to a state, with each entry's role, text and token usage."""
+def outcome_lines(result: EpisodeResult, reference: Reference | str | None) -> list[tuple[str, str]]:
+    """(label, text) pairs: the gold, the expected and the obtained result, the reward and the
+    grade's own figures (``reference`` a line saying why there is none when it could not be made)."""
+    lines = []
+    if isinstance(reference, Reference):
+        lines.append(("gold", reference.gold))
+        lines.append(("expected", reference.expected if reference.expected is not None
+                      else "(not made again here; the grade's figures below say how it compared)"))
+    elif isinstance(reference, str):
+        lines.append(("gold", f"(could not be read: {reference})"))
+    lines.append(("obtained", "(nothing)" if (got := obtained(result)) is None else got))
+    lines.append(("reward", f"{result.reward:g} ({'success' if result.success else 'failure'})"))
+    figures = {key: value for key, value in result.meta.items() if key not in ("answer", "gold")}
+    if figures:
+        lines.append(("graded", ", ".join(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
+                                           for key, value in figures.items())))
+    return lines
+
+
+def render_episode(result: EpisodeResult, *, console: Any = None, max_chars: int = 2000,
+                   reference: Reference | str | None = None) -> None:
+    """One panel per visit to a state, with each entry's role, text, token usage and the action it
+    ran; then a panel with the gold, expected and obtained result and the reward."""
     from rich.console import Console, Group
     from rich.panel import Panel
     from rich.text import Text
 
-    console = console or Console()
+    console = console or Console(width=shutil.get_terminal_size().columns)
     outcome = "success" if result.success else "failure"
     refused = refused_by_limit(result.events)
     console.rule(
@@ -65,24 +91,26 @@ def render_episode(result: EpisodeResult, *, console: Any = None, max_chars: int
     )
     if result.error:
         console.print(f"[red]crashed: {result.error}[/]")
-    visits: list[tuple[str | None, list[dict[str, Any]]]] = []
-    for item in result.trajectory:
-        state = item.get("state")
-        if not visits or visits[-1][0] != state:
-            visits.append((state, []))
-        visits[-1][1].append(item)
-    for number, (state, items) in enumerate(visits, start=1):
+    visits: list[tuple[str | None, list[Any]]] = []
+    for step in steps(result):
+        if not visits or visits[-1][0] != step.state:
+            visits.append((step.state, []))
+        visits[-1][1].append(step)
+    for number, (state, taken) in enumerate(visits, start=1):
         lines = []
-        for item in items:
-            content = str(item.get("content", ""))
+        for step in taken:
+            content = step.content
             if len(content) > max_chars:
                 content = content[:max_chars] + f" ... [{len(content) - max_chars} more characters]"
-            role = str(item.get("role", "?"))
             usage = ""
-            if "prompt_tokens" in item or "completion_tokens" in item:
-                usage = f"  ({item.get('prompt_tokens', 0)} prompt + {item.get('completion_tokens', 0)} completion tokens)"
-            lines.append(Text(f"{role}{usage}", style=f"bold {_ROLE_STYLE.get(role, 'white')}"))
+            if step.prompt_tokens is not None or step.completion_tokens is not None:
+                usage = f"  ({step.prompt_tokens or 0} prompt + {step.completion_tokens or 0} completion tokens)"
+            lines.append(Text(f"{step.role}{usage}", style=f"bold {_ROLE_STYLE.get(step.role, 'white')}"))
+            if step.action is not None:
+                lines.append(Text.assemble(("ran: ", "bold"), step.action))
             lines.append(Text(content))
-            if isinstance(choice := item.get("choice"), Mapping):
-                lines.append(Text("\n".join(choice_lines(choice)), style="magenta"))
+            if step.choice is not None:
+                lines.append(Text("\n".join(choice_lines(step.choice)), style="magenta"))
         console.print(Panel(Group(*lines), title=f"{number}. {state or '(no state)'}", title_align="left"))
+    summary = [Text.assemble((f"{label}: ", "bold"), text) for label, text in outcome_lines(result, reference)]
+    console.print(Panel(Group(*summary), title="outcome", title_align="left"))

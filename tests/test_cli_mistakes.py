@@ -60,6 +60,7 @@ MISTAKES: dict[str, tuple[list[str], str | None, str]] = {
     "run-flow-syntax-error": (["run", "broken.py:flow"], None, "syntax error"),
     "run-resume-without-store": (["run", "arithmetic", "--resume"], None, "--resume needs --store"),
     "threads-no-store": (["threads", "none.sqlite"], None, "no store at none.sqlite"),
+    "view-not-a-run": (["view", "file"], None, "file is neither a run store nor a live-flow store"),
     "clean-bad-flag": (["clean", "--bogus"], None, "No such option"),
     "flow-check-syntax-error": (["flow", "check", "broken.py:flow"], None, "broken.py:1"),
     "flow-draw-out-is-a-file": (["flow", "draw", "arithmetic", "-o", "file"], None, "is a file"),

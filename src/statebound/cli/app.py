@@ -51,6 +51,7 @@ from statebound.cli import eval as _eval  # noqa: E402,F401  (harness: eval, rep
 from statebound.cli import report as _report  # noqa: E402,F401
 from statebound.cli import show as _show  # noqa: E402,F401
 from statebound.cli import status as _status  # noqa: E402,F401
+from statebound.cli import view as _view  # noqa: E402,F401  (web viewer of runs and threads)
 from statebound.cli import models as _models  # noqa: E402,F401
 from statebound.cli import run as _run  # noqa: E402,F401  (flow engine: run, flow draw)
 from statebound.cli import threads as _threads  # noqa: E402,F401  (live flows: threads)

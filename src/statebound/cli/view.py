@@ -1,0 +1,59 @@
+"""``statebound view PATH...``: browse runs and live-flow threads in a local web app."""
+
+from __future__ import annotations
+
+import socket
+
+import typer
+
+from statebound.cli.app import app
+from statebound.cli.errors import fail, one_line_errors
+
+__all__ = ["view_command"]
+
+_LOCAL = {"127.0.0.1", "localhost", "::1"}
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (port 0: a free one), or the one-line error."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        fail(f"cannot serve on {host}:{port}: {error.strerror or error}; choose another --port or --host")
+    sock.listen(128)
+    return sock
+
+
+@app.command("view")
+def view_command(
+    paths: list[str] = typer.Argument(..., help="Run directories (or folders holding them) and live-flow stores."),
+    port: int = typer.Option(8765, "--port", "-p", min=0, max=65535, help="Port to serve on (0: any free port)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to serve on; anything but localhost exposes the viewer to the network."),
+) -> None:
+    """Browse runs and live-flow threads in a local web app: each run's results and its tasks x agents grid, every episode turn by turn (actions as run, observations, choices with their scores, gold vs obtained), two agents side by side, threads with their checkpoints. Stores are only read; reload to see episodes stored since.
+
+    Example: statebound view runs/sql runs/live.sqlite --port 8765"""
+    with one_line_errors():
+        from statebound.view.sources import find_sources
+
+        sources = find_sources(paths)
+    try:
+        import uvicorn
+
+        from statebound.view.app import build_app
+    except ImportError as error:
+        fail(f"statebound view needs {error.name or 'its web stack'}: pip install 'statebound[view]'")
+
+    sock = _bind(host, port)
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"statebound view: http://{shown}:{sock.getsockname()[1]}/ "
+               f"({len(sources.runs)} runs, {len(sources.stores)} stores; Ctrl+C stops)")
+    if host not in _LOCAL:
+        typer.secho(f"warning: serving on {host}, not localhost: anyone who can reach this machine can read these "
+                    "runs (no login)", fg=typer.colors.YELLOW, err=True)
+    server = uvicorn.Server(uvicorn.Config(build_app(sources), log_level="warning"))
+    server.run(sockets=[sock])

@@ -1,0 +1,136 @@
+"""The Starlette application of ``statebound view``: one route per page, each reading its store
+again (so a run being written shows new episodes on reload) and rendering a Jinja2 template with
+autoescape on, so text from models, environments and tasks is always shown as text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from statebound.view import runs as run_data
+from statebound.view.episode import episode_page
+from statebound.view.sources import Sources
+from statebound.view.threads import read_thread, read_threads
+
+__all__ = ["build_app"]
+
+
+def link(path: str, **params: Any) -> str:
+    """``path`` with the given query parameters (those that are ``None`` or empty left out)."""
+    kept = {key: value for key, value in params.items() if value not in (None, "")}
+    return path + ("?" + urlencode(kept) if kept else "")
+
+
+def _environment() -> Environment:
+    env = Environment(loader=PackageLoader("statebound.view", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    env.globals.update(link=link, seg=lambda text: quote(str(text), safe=""))
+    return env
+
+
+class _Pages:
+    """The handlers, over the ``sources`` given on the command line."""
+
+    def __init__(self, sources: Sources) -> None:
+        self.sources = sources
+        self.env = _environment()
+
+    def render(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+        html = self.env.get_template(template).render(sources=self.sources, **values)
+        return HTMLResponse(html, status_code=status)
+
+    def missing(self, what: str) -> HTMLResponse:
+        return self.render("missing.html", status=404, what=what)
+
+    def _run(self, request: Request) -> tuple[str, Path] | None:
+        name = request.path_params.get("run") or request.query_params.get("run") or next(iter(self.sources.runs), "")
+        path = self.sources.runs.get(name)
+        return None if path is None else (name, path)
+
+    def index(self, request: Request) -> HTMLResponse:
+        runs = {name: run_data.read_run(path) for name, path in self.sources.runs.items()}
+        stores = {name: read_threads(path) for name, path in self.sources.stores.items()}
+        return self.render("index.html", runs=runs, stores=stores)
+
+    def run(self, request: Request) -> HTMLResponse:
+        if (found := self._run(request)) is None:
+            return self.missing(f"no run {request.path_params.get('run')!r} here")
+        name, path = found
+        query = request.query_params
+        agent, want = query.get("agent") or None, query.get("outcome") or None
+        sort = query.get("sort") or "run"
+        sort = sort if sort in run_data.SORTS else "run"
+        facts = run_data.read_run(path)
+        grid = run_data.grid(facts.results, agent=agent, want=want if want in run_data.OUTCOMES else None, sort=sort)
+        return self.render("run.html", name=name, path=path, facts=facts, grid=grid, agent=agent, want=want,
+                           sort=sort, sorts=run_data.SORTS, outcomes=run_data.OUTCOMES,
+                           sections=run_data.result_sections(path), outcome=run_data.outcome)
+
+    def _episode(self, path: Path, task: str, agent: str, model: str | None, seed: str | None) -> Any:
+        number = int(seed) if seed is not None and seed.lstrip("-").isdigit() else None
+        result = run_data.episode(path, task=task, agent=agent, model=model or None, seed=number)
+        return None if result is None else episode_page(result, run_data.read_config(path))
+
+    def episode(self, request: Request) -> HTMLResponse:
+        if (found := self._run(request)) is None:
+            return self.missing(f"no run {request.path_params.get('run')!r} here")
+        name, path = found
+        query = request.query_params
+        task, agent = query.get("task", ""), query.get("agent", "")
+        page = self._episode(path, task, agent, query.get("model"), query.get("seed"))
+        if page is None:
+            return self.missing(f"run {name} has no episode of task {task!r} by agent {agent!r}")
+        others = [a for a in run_data.read_run(path).agents if a != agent]
+        return self.render("episode.html", name=name, page=page, others=others)
+
+    def compare(self, request: Request) -> HTMLResponse:
+        if (found := self._run(request)) is None:
+            return self.missing(f"no run {request.query_params.get('run')!r} here")
+        name, path = found
+        query = request.query_params
+        task = query.get("task", "")
+        sides = []
+        for key in ("a", "b"):
+            agent = query.get(key, "")
+            page = self._episode(path, task, agent, query.get("model"), query.get("seed"))
+            if page is None:
+                return self.missing(f"run {name} has no episode of task {task!r} by agent {agent!r}")
+            sides.append(page)
+        return self.render("compare.html", name=name, task=task, sides=sides)
+
+    def store(self, request: Request) -> HTMLResponse:
+        name = request.path_params["store"]
+        if (path := self.sources.stores.get(name)) is None:
+            return self.missing(f"no live-flow store {name!r} here")
+        return self.render("store.html", name=name, path=path, threads=read_threads(path))
+
+    def thread(self, request: Request) -> HTMLResponse:
+        name, thread = request.path_params["store"], request.path_params["thread"]
+        if (path := self.sources.stores.get(name)) is None:
+            return self.missing(f"no live-flow store {name!r} here")
+        if (view := read_thread(path, thread)) is None:
+            return self.missing(f"store {name} has no thread {thread!r}")
+        return self.render("thread.html", name=name, path=path, view=view)
+
+
+def build_app(sources: Sources) -> Starlette:
+    """The viewer's application over ``sources``."""
+    pages = _Pages(sources)
+    static = Path(__file__).parent / "static"
+    return Starlette(routes=[
+        Route("/", pages.index),
+        Route("/run/{run}", pages.run),
+        Route("/run/{run}/episode", pages.episode),
+        Route("/compare", pages.compare),
+        Route("/store/{store}", pages.store),
+        Route("/store/{store}/thread/{thread:path}", pages.thread),
+        Mount("/static", StaticFiles(directory=static), name="static"),
+    ])

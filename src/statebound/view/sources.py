@@ -1,0 +1,91 @@
+"""What ``statebound view`` serves: the run directories and live-flow stores named on its command
+line, each under a short URL-safe name; anything else is refused with one line naming it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from statebound.bench.store import STORE_NAME
+from statebound.errors import DefinitionError
+
+__all__ = ["Sources", "find_sources"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """Run directories and checkpoint stores by name (the name is their URL segment)."""
+
+    runs: dict[str, Path] = field(default_factory=dict)
+    stores: dict[str, Path] = field(default_factory=dict)
+
+    def add(self, kind: dict[str, Path], path: Path, label: str) -> None:
+        """Add ``path`` to ``kind`` (``runs`` or ``stores``) under ``label`` made URL-safe and unique."""
+        base = name = _UNSAFE.sub("-", label).strip("-") or "run"
+        taken = self.runs.keys() | self.stores.keys()
+        number = 1
+        while name in taken:
+            number += 1
+            name = f"{base}-{number}"
+        kind[name] = path
+
+
+def _is_checkpoint_store(path: Path) -> bool:
+    """Whether ``path`` is a live-flow store (opened read-only; a foreign file is refused)."""
+    from statebound.errors import CheckpointError
+    from statebound.flow.live import SQLiteCheckpointer
+
+    try:
+        SQLiteCheckpointer(path, read_only=True).close()
+    except CheckpointError:
+        return False
+    return True
+
+
+def _is_run(directory: Path) -> bool:
+    from statebound.bench.store import RunStore
+    from statebound.errors import StateboundError
+
+    try:
+        RunStore(directory, read_only=True).close()
+    except StateboundError:
+        return False
+    return True
+
+
+def _label(path: Path, root: Path) -> str:
+    """A run below a directory given is named by its path under it (``sql/react``)."""
+    relative = str(path.relative_to(root))
+    return relative if relative != "." else path.resolve().name
+
+
+def find_sources(paths: Sequence[str | Path]) -> Sources:
+    """The runs and stores at ``paths``: a run directory, a ``run.sqlite`` file, a directory
+    holding run directories below it, or a live-flow store (a SQLite file). A
+    :class:`DefinitionError` names the first path that is none of these."""
+    sources = Sources()
+    for given in map(Path, paths):
+        if given.is_dir() and (given / STORE_NAME).is_file() and _is_run(given):
+            sources.add(sources.runs, given, given.resolve().name)
+        elif given.is_file() and given.name == STORE_NAME and _is_run(given.parent):
+            sources.add(sources.runs, given.parent, given.parent.resolve().name)
+        elif given.is_file() and _is_checkpoint_store(given):
+            sources.add(sources.stores, given, given.stem)
+        elif given.is_dir() and (below := sorted(p.parent for p in given.rglob(STORE_NAME) if _is_run(p.parent))):
+            for run in below:
+                sources.add(sources.runs, run, _label(run, given))
+        else:
+            raise DefinitionError(_refusal(given))
+    return sources
+
+
+def _refusal(path: Path) -> str:
+    if not path.exists():
+        return f"{path} does not exist; give run directories (made by statebound eval) or live-flow stores"
+    if path.is_dir():
+        return f"{path} is not a run directory: it holds no {STORE_NAME}, here or below"
+    return f"{path} is neither a run store nor a live-flow store (statebound run FLOW --store PATH makes one)"

@@ -1,0 +1,51 @@
+"""What the live-flow pages show, read from a checkpoint store on each request (opened read-only,
+``mode=ro``: a flow running on it keeps writing)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from statebound.flow.live import CheckpointInfo, SQLiteCheckpointer, ThreadInfo
+from statebound.flow.live.fold import fold
+from statebound.flow.live.records import ThreadRecord
+
+__all__ = ["ThreadView", "read_thread", "read_threads"]
+
+
+def read_threads(path: Path) -> list[ThreadInfo]:
+    with SQLiteCheckpointer(path, read_only=True) as store:
+        return store.threads()
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadView:
+    """One thread: as created, its checkpoints (a fork's first ones are its parent's), and where
+    it stands: its status, the question it waits on when paused, the error it ended with."""
+
+    record: ThreadRecord
+    checkpoints: list[CheckpointInfo]
+    status: str
+    pending: str | None
+    error: str | None
+
+    @property
+    def first_index(self) -> list[int]:
+        """The history index of each checkpoint's first added entry (what ``--edit`` takes)."""
+        starts, total = [], 0
+        for point in self.checkpoints:
+            starts.append(total)
+            total += len(point.added)
+        return starts
+
+
+def read_thread(path: Path, thread: str) -> ThreadView | None:
+    """The thread ``thread`` of the store, or ``None`` when it has none by that name."""
+    with SQLiteCheckpointer(path, read_only=True) as store:
+        record = store.record(thread)
+        if record is None:
+            return None
+        points = store.checkpoints(thread)
+        folded = fold(store.lineage(thread), record.task) if points else None
+    return ThreadView(record, points, folded.status if folded else "new",
+                      folded.pending if folded else None, folded.error if folded else None)

@@ -100,3 +100,10 @@ def test_reports_count_choices_per_episode_only_when_a_run_has_some(run_dir, tmp
         store.save(_result(PLAIN, "plain", "t1"), benchmark="hand", position=0)
     report, _ = finish_run([plain_only], out_dir=plain_only, plots=False)
     assert "choices" not in report.main[0].extra and "Choices/ep" not in (plain_only / "report.md").read_text()
+
+
+def test_candidates_without_a_score_come_after_the_scored_ones():
+    choice = {"name": "t", "method": "label", "candidates": ["unscored", "worse", "best"],
+              "scores": [None, -2.0, -0.5], "picked": 2}
+    names = [line.replace(">", " ").split()[0] for line in choice_lines(choice)[1:]]
+    assert names == ["best", "worse", "unscored"]

@@ -15,7 +15,7 @@ from typing import Any
 from statebound.contract.benchmark import Reference
 from statebound.contract.result import EpisodeResult
 
-__all__ = ["Reference", "Step", "action_of", "obtained", "reference_for", "steps"]
+__all__ = ["Reference", "Step", "action_of", "best_first", "obtained", "reference_for", "steps"]
 
 _OBSERVATION_LABEL = re.compile(r"^Observation(?: \d+)?: ")
 
@@ -42,6 +42,16 @@ class Step:
     def is_prompt(self) -> bool:
         """Text the model was shown before replying (the task, instructions, prompts)."""
         return self.role in ("user", "system") and self.source != "tool"
+
+
+def best_first(choice: Mapping[str, Any]) -> list[int]:
+    """The indices of a recorded choice's candidates, best score first (unscored ones last; in
+    their own order when the choice was not scored)."""
+    scores = choice.get("scores")
+    order = list(range(len(choice.get("candidates") or ())))
+    if scores is not None:
+        order.sort(key=lambda i: float("inf") if scores[i] is None else -scores[i])
+    return order
 
 
 def _event_actions(events: list[dict[str, Any]]) -> dict[int, tuple[str, str]]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from statebound.contract.result import EpisodeResult
 from statebound.flow.events import refused_by_limit
-from statebound.report.episode_detail import Reference, obtained, steps
+from statebound.report.episode_detail import Reference, best_first, obtained, steps
 from statebound.report.metrics import group_label
 
 __all__ = ["choice_lines", "outcome_lines", "render_episode"]
@@ -33,9 +33,7 @@ def choice_lines(choice: Mapping[str, Any], *, shown: int = _SHOWN_CANDIDATES) -
     candidates = [str(c) for c in choice.get("candidates") or ()]
     scores = choice.get("scores")
     picked = choice.get("picked")
-    order = list(range(len(candidates)))
-    if scores is not None:
-        order.sort(key=lambda i: float("-inf") if scores[i] is None else -scores[i])
+    order = best_first(choice)
     keep = order[:shown]
     if isinstance(picked, int) and picked not in keep and 0 <= picked < len(candidates):
         keep = [*order[: shown - 1], picked]

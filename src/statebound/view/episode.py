@@ -12,7 +12,7 @@ from typing import Any
 
 from statebound.bench.plan import RunConfig
 from statebound.contract.result import EpisodeResult
-from statebound.report.episode_detail import Reference, Step, reference_for, steps
+from statebound.report.episode_detail import Reference, Step, best_first, reference_for, steps
 from statebound.report.show import outcome_lines
 from statebound.view.flowmap import Visits, diagram_svg, visits
 from statebound.view.runs import outcome, task_text
@@ -55,12 +55,9 @@ def candidates(choice: Mapping[str, Any]) -> list[Candidate]:
     """Every candidate of a recorded choice, best score first when scored, the pick marked."""
     texts = [str(c) for c in choice.get("candidates") or ()]
     scores = choice.get("scores")
-    order = list(range(len(texts)))
-    if scores is not None:
-        order.sort(key=lambda i: float("-inf") if scores[i] is None else -scores[i])
     picked = choice.get("picked")
     return [Candidate(texts[i], "" if scores is None else "-inf" if scores[i] is None else f"{scores[i]:.3f}",
-                      i == picked) for i in order]
+                      i == picked) for i in best_first(choice)]
 
 
 def _visits(taken: list[Step]) -> list[StateVisit]:

@@ -1,0 +1,90 @@
+"""`statebound view` in a real browser: Debian's chromium driven by Playwright (never a downloaded
+browser). Pages load without console errors, the grid's filter links work, an episode shows the
+SQL as run and the pick scores, and no page scrolls sideways at 1280 or 390 pixels.
+
+Screenshots go to the test's folder; with ``STATEBOUND_VIEW_SCREENSHOTS=DIR`` the grid's and an
+episode's are also saved there (how docs/images/view-*.png are made)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from view_server import serving
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install chromium")
+WIDTHS = (1280, 390)
+EPISODE = "run/run-sql/episode?task=3&agent=stateflow-scoped"
+PAGES = ("", "run/run-sql", EPISODE, "compare?run=run-sql&task=3&a=stateflow-scoped&b=gold",
+         "store/live", "store/live/thread/t1")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+def _open(browser, width: int, errors: list[str]):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return page
+
+
+def _overflow(page) -> tuple[int, int]:
+    return page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+
+
+def _save(page, tmp_path: Path, name: str) -> None:
+    page.screenshot(path=str(tmp_path / name))
+    if target := os.environ.get("STATEBOUND_VIEW_SCREENSHOTS"):
+        Path(target).mkdir(parents=True, exist_ok=True)
+        shutil.copy(tmp_path / name, Path(target) / name)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_page_loads_cleanly_and_never_scrolls_sideways(browser, sql_run, live_store, tmp_path, width):
+    errors: list[str] = []
+    with serving(sql_run, live_store) as (url, _):
+        page = _open(browser, width, errors)
+        for path in PAGES:
+            response = page.goto(url + path)
+            assert response is not None and response.status == 200, path
+            scroll, client = _overflow(page)
+            assert scroll <= client, f"{path} at {width} px: {scroll} > {client}"
+            page.screenshot(path=str(tmp_path / f"{width}-{path.split('?')[0].replace('/', '-') or 'index'}.png"),
+                            full_page=True)
+        page.close()
+    assert errors == []
+
+
+def test_the_grid_filters_by_link_and_leads_to_the_episode(browser, sql_run, live_store, tmp_path):
+    errors: list[str] = []
+    with serving(sql_run, live_store) as (url, _):
+        page = _open(browser, 1280, errors)
+        page.goto(url + "run/run-sql")
+        assert page.locator("table.grid td.cell a").count() == 4
+        _save(page, tmp_path, "view-grid.png")
+        page.locator(".chips a", has_text="gold").first.click()
+        page.wait_for_load_state()
+        assert "agent=gold" in page.url
+        cells = page.locator("table.grid td.cell a")
+        assert cells.count() == 2
+        assert all("agent=gold" in (cells.nth(i).get_attribute("href") or "") for i in range(2))
+        page.goto(url + "run/run-sql")
+        page.locator('table.grid td.cell a[href*="agent=stateflow-scoped"][href*="task=3"]').click()
+        page.wait_for_load_state()
+        assert page.locator(".step .action code", has_text="execute[SELECT").count() >= 1
+        assert page.locator("table.choice tr.picked").count() >= 1
+        scores = page.locator("table.choice td.num").all_inner_texts()
+        assert scores and all(text == "-inf" or float(text) <= 0 for text in scores)  # log-probabilities
+        _save(page, tmp_path, "view-episode.png")
+        page.close()
+    assert errors == []

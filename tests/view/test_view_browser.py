@@ -42,8 +42,8 @@ def _overflow(page) -> tuple[int, int]:
     return page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
 
 
-def _save(page, tmp_path: Path, name: str) -> None:
-    page.screenshot(path=str(tmp_path / name))
+def _save(page, tmp_path: Path, name: str, height: int = 900) -> None:
+    page.screenshot(path=str(tmp_path / name), full_page=True, clip={"x": 0, "y": 0, "width": 1280, "height": height})
     if target := os.environ.get("STATEBOUND_VIEW_SCREENSHOTS"):
         Path(target).mkdir(parents=True, exist_ok=True)
         shutil.copy(tmp_path / name, Path(target) / name)
@@ -85,6 +85,22 @@ def test_the_grid_filters_by_link_and_leads_to_the_episode(browser, sql_run, liv
         assert page.locator("table.choice tr.picked").count() >= 1
         scores = page.locator("table.choice td.num").all_inner_texts()
         assert scores and all(text == "-inf" or float(text) <= 0 for text in scores)  # log-probabilities
-        _save(page, tmp_path, "view-episode.png")
+        _save(page, tmp_path, "view-episode.png", height=1700)
+        page.close()
+    assert errors == []
+
+
+def test_a_thread_shows_its_pending_question_and_checkpoints(browser, sql_run, live_store, tmp_path):
+    errors: list[str] = []
+    with serving(sql_run, live_store) as (url, _):
+        page = _open(browser, 1280, errors)
+        page.goto(url)
+        page.locator("a", has_text="live").first.click()
+        page.locator("a", has_text="t1").first.click()
+        page.wait_for_load_state()
+        assert page.locator("pre.pending").inner_text().startswith("Send draft <script>")  # shown as text
+        assert page.locator("table tbody tr").count() >= 3
+        page.locator("details summary").first.click()  # a checkpoint's added entry opens
+        _save(page, tmp_path, "view-thread.png", height=800)
         page.close()
     assert errors == []

@@ -16,6 +16,8 @@ from view_stores import HOSTILE, hostile_result
 
 from statebound.bench.store import RunStore
 from statebound.cli.app import app
+from statebound.flow.live import SQLiteCheckpointer
+from statebound.flow.live.fold import fold
 from statebound.view.app import build_app
 from statebound.view.sources import find_sources
 
@@ -147,3 +149,27 @@ def test_a_path_that_is_neither_a_run_nor_a_store_is_one_line(tmp_path: Path, ma
 def test_a_folder_of_runs_serves_each_run_below_it(sql_run: Path, hostile_run: Path) -> None:
     sources = find_sources([sql_run.parent])
     assert list(sources.runs) == ["run-sql"]
+
+
+def test_a_fork_from_a_checkpoint_makes_a_thread_with_the_edit(live_store: Path) -> None:
+    web = client(live_store)
+    made = web.post("/store/live/fork/t1", data={"seq": "1", "edit_index": "1", "edit_text": "draft <i>2</i>",
+                                                 "name": ""}, follow_redirects=False)
+    assert made.status_code == 303 and made.headers["location"] == "/store/live/thread/t1-at-1"
+    page = web.get(made.headers["location"]).text
+    assert 'forked from <a href="/store/live/thread/t1">t1</a> at checkpoint 1' in page
+    assert "#1 rewritten</summary><pre>draft &lt;i&gt;2&lt;/i&gt;</pre>" in page  # the edited entry, escaped
+    with SQLiteCheckpointer(live_store, read_only=True) as store:
+        (fork,) = [info for info in store.threads() if info.thread == "t1-at-1"]
+        assert fork.parent == "t1"
+        assert fold(store.lineage("t1-at-1"), "").stored.history[1].content == "draft <i>2</i>"
+
+
+def test_a_fork_that_cannot_be_made_says_why_and_one_from_another_site_is_refused(live_store: Path) -> None:
+    web = client(live_store)
+    beyond = web.post("/store/live/fork/t1", data={"seq": "99"})
+    assert beyond.status_code == 400 and "has no checkpoint 99" in beyond.text
+    foreign = web.post("/store/live/fork/t1", data={"seq": "1"}, headers={"Origin": "http://elsewhere.example"})
+    assert foreign.status_code == 403
+    with SQLiteCheckpointer(live_store, read_only=True) as store:
+        assert [info.thread for info in store.threads()] == ["t1"]

@@ -1,6 +1,7 @@
 """`statebound view` in a real browser: Debian's chromium driven by Playwright (never a downloaded
 browser). Pages load without console errors, the grid's filter links work, an episode shows the
-SQL as run and the pick scores, and no page scrolls sideways at 1280 or 390 pixels.
+SQL as run and the pick scores, a fork from a checkpoint opens the new thread, and no page scrolls
+sideways at 1280 or 390 pixels.
 
 Screenshots go to the test's folder; with ``STATEBOUND_VIEW_SCREENSHOTS=DIR`` the grid's and an
 episode's are also saved there (how docs/images/view-*.png are made)."""
@@ -102,5 +103,24 @@ def test_a_thread_shows_its_pending_question_and_checkpoints(browser, sql_run, l
         assert page.locator("table tbody tr").count() >= 3
         page.locator("details summary").first.click()  # a checkpoint's added entry opens
         _save(page, tmp_path, "view-thread.png", height=800)
+        page.close()
+    assert errors == []
+
+
+def test_a_fork_from_a_checkpoint_opens_the_new_thread(browser, sql_run, live_store, tmp_path):
+    errors: list[str] = []
+    with serving(sql_run, live_store) as (url, _):
+        page = _open(browser, 1280, errors)
+        page.goto(url + "store/live/thread/t1")
+        form = page.locator("form.fork")
+        form.locator("input[name=seq]").fill("1")
+        form.locator("input[name=edit_index]").fill("1")
+        form.locator("textarea[name=edit_text]").fill("a rewritten draft")
+        form.locator("button[type=submit]").click()
+        page.wait_for_load_state()
+        assert page.url.endswith("/store/live/thread/t1-at-1")
+        assert page.locator("text=forked from").count() >= 1
+        page.goto(url + "store/live")
+        assert page.locator("table tbody tr").count() == 2
         page.close()
     assert errors == []

@@ -66,33 +66,15 @@ def _checkpoint_table(store: Checkpointer, thread: str) -> Table:
 
 def _fork(store_path: str, thread: str, at: int, edit: tuple[int, str] | None, name: str | None) -> str:
     """Start a new thread from ``thread``'s checkpoint ``at``; the line that says how to go on."""
-    from statebound.errors import CheckpointError
-    from statebound.flow.live import open_checkpointer
+    from statebound.flow.live import fork_thread, open_checkpointer
 
-    with open_checkpointer(store_path, read_only=True) as reader:  # a foreign file is refused unchanged
-        if reader.record(thread) is None:
-            raise CheckpointError(_no_thread(reader, thread))
-        taken = {info.thread for info in reader.threads()}
-    new = name or _free_name(f"{thread}-at-{at}", taken)
-    with open_checkpointer(store_path) as store:
-        record = store.record(thread)
-        store.fork(thread, at=at, thread=new, edit=edit)
+    new = fork_thread(store_path, thread, at=at, edit=edit, name=name)
+    with open_checkpointer(store_path, read_only=True) as store:
+        record = store.record(new)
     flow = record.flow if record is not None else "FLOW"
     edited = f", history entry #{edit[0]} edited" if edit is not None else ""
     return (f"{new}: a new thread from {thread} at checkpoint {at}{edited}; run it on with "
             f"statebound run {flow} --store {store_path} --thread {new} --resume")
-
-
-def _free_name(base: str, taken: set[str]) -> str:
-    """``base``, or ``base-2``, ``base-3``... whichever no thread has."""
-    return next(name for n in range(1, len(taken) + 2) if (name := base if n == 1 else f"{base}-{n}") not in taken)
-
-
-def _no_thread(store: Checkpointer, thread: str) -> str:
-    """``STORE has no thread 'x'; its threads: a, b``."""
-    names = [info.thread for info in store.threads()]
-    listed = f"its threads: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''}" if names else "it holds no thread yet"
-    return f"{store.where} has no thread {thread!r}; {listed}"
 
 
 @app.command("threads")
@@ -114,7 +96,7 @@ def threads_command(
     from rich.console import Console
 
     from statebound.errors import CheckpointError
-    from statebound.flow.live import open_checkpointer, refuse_connection_string
+    from statebound.flow.live import missing_thread, open_checkpointer, refuse_connection_string
 
     with one_line_errors():
         refuse_connection_string(store_path)
@@ -130,6 +112,6 @@ def threads_command(
             return
         with open_checkpointer(store_path, read_only=True) as store:
             if thread is not None and store.record(thread) is None:
-                raise CheckpointError(_no_thread(store, thread))
+                raise CheckpointError(missing_thread(store, thread))
             table = _thread_table(store) if thread is None else _checkpoint_table(store, thread)
     Console().print(table)

@@ -1,20 +1,23 @@
 """The Starlette application of ``statebound view``: one route per page, each reading its store
 again (so a run being written shows new episodes on reload) and rendering a Jinja2 template with
-autoescape on, so text from models, environments and tasks is always shown as text."""
+autoescape on, so text from models, environments and tasks is always shown as text. The one
+write is a fork of a thread (a form's POST, refused from other sites' pages)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from statebound.errors import CheckpointError
+from statebound.flow.live import fork_thread
 from statebound.view import runs as run_data
 from statebound.view.episode import episode_page
 from statebound.view.sources import Sources
@@ -112,13 +115,41 @@ class _Pages:
             return self.missing(f"no live-flow store {name!r} here")
         return self.render("store.html", name=name, path=path, threads=read_threads(path))
 
-    def thread(self, request: Request) -> HTMLResponse:
+    def thread(self, request: Request, problem: str | None = None) -> HTMLResponse:
         name, thread = request.path_params["store"], request.path_params["thread"]
         if (path := self.sources.stores.get(name)) is None:
             return self.missing(f"no live-flow store {name!r} here")
         if (view := read_thread(path, thread)) is None:
             return self.missing(f"store {name} has no thread {thread!r}")
-        return self.render("thread.html", name=name, path=path, view=view)
+        return self.render("thread.html", status=400 if problem else 200, name=name, path=path, view=view,
+                           problem=problem)
+
+    async def fork(self, request: Request) -> Response:
+        """A new thread from the form's checkpoint (``seq``; ``edit_index`` and ``edit_text`` to
+        rewrite a history entry; ``name``), then its page; posts from other sites are refused."""
+        if not _same_origin(request):
+            return HTMLResponse("forks are made from the viewer's own pages", status_code=403)
+        store, thread = request.path_params["store"], request.path_params["thread"]
+        if (path := self.sources.stores.get(store)) is None:
+            return self.missing(f"no live-flow store {store!r} here")
+        form = {key: values[0].strip() for key, values in parse_qs((await request.body()).decode()).items()}
+        try:
+            at = int(form.get("seq", ""))
+            index = form.get("edit_index", "")
+            edit = (int(index), form.get("edit_text", "")) if index else None
+        except ValueError:
+            return self.thread(request, problem="give the checkpoint's number (and the entry's #index to edit one)")
+        try:
+            new = fork_thread(str(path), thread, at=at, edit=edit, name=form.get("name") or None)
+        except CheckpointError as error:
+            return self.thread(request, problem=str(error))
+        return RedirectResponse(f"/store/{quote(store, safe='')}/thread/{quote(new, safe='')}", status_code=303)
+
+
+def _same_origin(request: Request) -> bool:
+    """Whether a post comes from the viewer's own pages (a browser names the page's origin)."""
+    origin = request.headers.get("origin")
+    return origin is None or urlsplit(origin).netloc == request.headers.get("host")
 
 
 def build_app(sources: Sources) -> Starlette:
@@ -131,6 +162,7 @@ def build_app(sources: Sources) -> Starlette:
         Route("/run/{run}/episode", pages.episode),
         Route("/compare", pages.compare),
         Route("/store/{store}", pages.store),
+        Route("/store/{store}/fork/{thread:path}", pages.fork, methods=["POST"]),
         Route("/store/{store}/thread/{thread:path}", pages.thread),
         Mount("/static", StaticFiles(directory=static), name="static"),
     ])

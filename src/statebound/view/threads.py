@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from statebound.flow.live import CheckpointInfo, SQLiteCheckpointer, ThreadInfo
-from statebound.flow.live.fold import fold
+from statebound.flow.live.fold import fold, fork_edits
 from statebound.flow.live.records import ThreadRecord
 
 __all__ = ["ThreadView", "read_thread", "read_threads"]
@@ -21,10 +21,12 @@ def read_threads(path: Path) -> list[ThreadInfo]:
 @dataclass(frozen=True, slots=True)
 class ThreadView:
     """One thread: as created, its checkpoints (a fork's first ones are its parent's), and where
-    it stands: its status, the question it waits on when paused, the error it ended with."""
+    it stands: its status, the question it waits on when paused, the error it ended with;
+    ``edits``: the history entry each checkpoint rewrote (a fork's edit), or ``None``."""
 
     record: ThreadRecord
     checkpoints: list[CheckpointInfo]
+    edits: list[tuple[int, str] | None]
     status: str
     pending: str | None
     error: str | None
@@ -46,6 +48,7 @@ def read_thread(path: Path, thread: str) -> ThreadView | None:
         if record is None:
             return None
         points = store.checkpoints(thread)
-        folded = fold(store.lineage(thread), record.task) if points else None
-    return ThreadView(record, points, folded.status if folded else "new",
+        lineage = store.lineage(thread)
+        folded = fold(lineage, record.task) if points else None
+    return ThreadView(record, points, fork_edits(lineage), folded.status if folded else "new",
                       folded.pending if folded else None, folded.error if folded else None)

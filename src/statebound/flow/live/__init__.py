@@ -15,7 +15,7 @@ from statebound.errors import CheckpointError
 from statebound.flow.live.postgres import PostgresCheckpointer
 from statebound.flow.live.records import CheckpointInfo, StoredCheckpoint, ThreadInfo
 from statebound.flow.live.sqlite import Durability, SQLiteCheckpointer
-from statebound.flow.live.store import Checkpointer
+from statebound.flow.live.store import Checkpointer, free_thread_name
 
 __all__ = [
     "CheckpointInfo",
@@ -25,6 +25,8 @@ __all__ = [
     "SQLiteCheckpointer",
     "StoredCheckpoint",
     "ThreadInfo",
+    "fork_thread",
+    "missing_thread",
     "open_checkpointer",
     "refuse_connection_string",
 ]
@@ -51,3 +53,23 @@ def refuse_connection_string(where: str) -> None:
             "give a postgresql://USER@HOST/DB URL (the password in $PGPASSWORD or ~/.pgpass) or "
             "the path of a SQLite file"
         )
+
+
+def fork_thread(where: str, thread: str, *, at: int, edit: tuple[int, str] | None = None,
+                name: str | None = None) -> str:
+    """A new thread in the store at ``where`` from ``thread``'s checkpoint ``at`` (``edit``: a
+    history entry's index and new text), named ``name`` or ``THREAD-at-SEQ`` (``-2``, ... when
+    taken); its name. A :class:`CheckpointError` says what is wrong."""
+    with open_checkpointer(where, read_only=True) as reader:  # a foreign file is refused unchanged
+        if reader.record(thread) is None:
+            raise CheckpointError(missing_thread(reader, thread))
+        names = {info.thread for info in reader.threads()}
+    with open_checkpointer(where) as store:
+        return store.fork(thread, at=at, thread=name or free_thread_name(f"{thread}-at-{at}", names), edit=edit)
+
+
+def missing_thread(store: Checkpointer, thread: str) -> str:
+    """``STORE has no thread 'x'; its threads: a, b``."""
+    names = [info.thread for info in store.threads()]
+    listed = f"its threads: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''}" if names else "it holds no thread yet"
+    return f"{store.where} has no thread {thread!r}; {listed}"

@@ -101,6 +101,11 @@ def added_entries(checkpoints: Sequence[StoredCheckpoint]) -> list[tuple[Entry, 
     return rows
 
 
+def fork_edits(checkpoints: Sequence[StoredCheckpoint]) -> list[tuple[int, str] | None]:
+    """The history entry each checkpoint rewrote (a fork's ``edit``: index and new text), or ``None``."""
+    return [(int(body["d"][0]), str(body["d"][1])) if "d" in body else None for body in _bodies(checkpoints)]
+
+
 def fold(checkpoints: Sequence[StoredCheckpoint], task: str) -> Folded:
     """Where the run of a thread stands after ``checkpoints`` (its whole lineage)."""
     if not checkpoints:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Collection
 from types import TracebackType
 from typing import Self
 
@@ -22,7 +23,16 @@ from statebound.errors import CheckpointError
 from statebound.flow.live.fold import added_entries, fork_body
 from statebound.flow.live.records import CheckpointInfo, StoredCheckpoint, ThreadInfo, ThreadRecord
 
-__all__ = ["Checkpointer", "taken"]
+__all__ = ["Checkpointer", "free_thread_name", "taken"]
+
+
+def free_thread_name(base: str, names: Collection[str]) -> str:
+    """``base``, or ``base-2``, ``base-3``... whichever of them is not in ``names`` (a fork's name)."""
+    name, number = base, 1
+    while name in names:
+        number += 1
+        name = f"{base}-{number}"
+    return name
 
 
 def taken(checkpoint: StoredCheckpoint) -> CheckpointError:

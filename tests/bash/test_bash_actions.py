@@ -42,13 +42,18 @@ def test_format_execute_round_trips():
         (" I will count.\nAction 3: execute[wc -l f.txt]", "execute[wc -l f.txt]"),
         ("Thought: done\nAction: submit", "submit"),
         ("Thought: the output answers it.\nAction 4: submit.", "submit"),
-        ("Thought: a\nAction: execute[ls]\nThought: b\nAction: execute[pwd]", "execute[pwd]"),
         ("execute[cat /testbed/recent.txt]", "execute[cat /testbed/recent.txt]"),
         ("I have no idea", "I have no idea"),
     ],
 )
 def test_action_from_reply(reply, action):
     assert action_from_reply(reply) == action
+
+
+def test_a_reply_with_two_actions_runs_the_first_as_the_authors_code_does():
+    action = action_from_reply("Thought: a\nAction: execute[ls]\nThought: b\nAction: execute[pwd]")
+    assert action == "execute[ls]\nThought: b"  # split("Action: ")[1]: up to the next label
+    assert parse_action(action).command == "ls"
 
 
 def test_code_from_reply_takes_fenced_code_or_the_reply():

@@ -88,6 +88,14 @@ def test_stateflow_keeps_the_authors_prompts_in_the_history():
     assert "submit" in prompts.VERIFY and "submit" not in prompts.SOLVE
 
 
+def test_the_authors_examples_keep_their_unformatted_doubled_braces():
+    # flow_bash.py's prompts are never passed through str.format: the model read "{{}}"
+    assert "awk '{{$1=$1;print}}'" in prompts.SOLVE and "-exec cat {{}} + | wc -l" in prompts.SOLVE
+    assert "-exec md5sum {{}} + | sort | uniq -D -w 32 | awk '{{print $1}}'" in prompts.VERIFY
+    assert "{{" not in prompts.ERROR and "{{" not in prompts.PAPER_SOLVE  # Table 2 prints single braces
+    assert "-exec md5sum {} + | sort" in prompts.PAPER_SOLVE
+
+
 def test_sf_agent_sends_one_message_like_the_authors_prompt_assistant():
     result, _, llm = _run([_act(0), "Action: submit"], [OUTPUT], view="sf-agent")
     assert not [e for e in result.history if e.source == "instruction"]

@@ -31,6 +31,8 @@ def test_extract_action_from_thought_action_replies() -> None:
     assert extract_action("Thought 3: done\nAction 3: submit") == "submit"
     assert extract_action("Thought: ok\nAction: Submit.") == "submit"
     assert extract_action("no label execute[SELECT 1]") == "no label execute[SELECT 1]"
+    two = "Thought: a\nAction: execute[SHOW TABLES]\nThought: b\nAction: execute[SELECT 1]"
+    assert extract_action(two) == "execute[SHOW TABLES]\nThought: b"  # the first, as the authors' code
 
 
 def test_extract_code_follows_upstream_sql_parser() -> None:

@@ -1,7 +1,9 @@
 """Prompts of the InterCode-Bash agents.
 
 - ``SYSTEM``, ``SOLVE``, ``ERROR``, ``VERIFY``: StateFlow's Bash machine as the authors' code runs it
-  (``InterCode/experiments/flow_bash.py``: ``bash_head`` and ``bash_prompts``), verbatim. They
+  (``InterCode/experiments/flow_bash.py``: ``bash_head`` and ``bash_prompts``), verbatim, as their
+  model read them: the prompts are plain strings written with ``str.format``'s doubled braces that
+  nothing formats, so the examples say ``awk '{{print $1}}'`` and ``-exec md5sum {{}} +``. They
   differ from the paper's Table 2: the system message is two lines, each state prompt ends with its
   own response format, and Verify asks whether the question is answered and to ``submit`` (the
   paper's Verify asks why a command printed nothing and never mentions ``submit``).
@@ -54,7 +56,7 @@ _RESPONSE_FORMAT = f"""Please follow this RESPONSE FORMAT to give your thought a
 ## RESPONSE FORMAT
 For action, put your {LANGUAGE} command in the execute[] block. Only give one command per turn."""
 
-# Solve's examples, the same in the code and in Table 2 (braces doubled for the f-strings below)
+# Solve's examples, the same in the code and in Table 2 (with single braces, as Table 2 prints them)
 _SOLVE_EXAMPLES = """Thought: I can try to use `od` (octal dump) command to get a hexadecimal dump and stitch together the values into one continuous string.
 Action: execute[od -A n -t x1 -N 16 /testbed/textfile7.txt | awk '{$1=$1;print}' | tr -d ' ']
 Thought: I should find the paths to all java files in the testbed directory, then apply the word count command to each path.
@@ -65,11 +67,16 @@ Thought: The `du` command is useful for printing out disk usage of a specific di
 Action: execute[du -sh /workspace]
 """
 
+def _as_sent(text: str) -> str:
+    """``text`` with its braces doubled: how the authors' unformatted prompts reached their model."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 SOLVE = f"""## Instructions
 Given the question, please give a {LANGUAGE} command to solve it.
 
 ## Examples 
-{_SOLVE_EXAMPLES}
+{_as_sent(_SOLVE_EXAMPLES)}
 {_RESPONSE_FORMAT}
 Reply with the following template (<...> is the field description, replace it with your own response):
 
@@ -102,9 +109,9 @@ Carefully check if the question is answered.
 Thought: This gives me storage information for every folder under the workspace directory, but I only need the storage for just the `workspace/` directory. The `-s` option should help with this.
 Action: execute[du -sh /workspace]
 Thought: This shows the output hashes and they have the same values, indicating that these files are duplicates. However, the file names are also shown, which are not needed.
-Action: execute[find /testbed -name "*.java" -type f -exec md5sum {{}} + | sort | uniq -D -w 32 | awk '{{print $1}}']
+Action: execute[find /testbed -name "*.java" -type f -exec md5sum {{{{}}}} + | sort | uniq -D -w 32 | awk '{{{{print $1}}}}']
 Thought: This shows me too much information, I only need the total number of lines. I should add up the lines together and output a single number.
-Action: execute[find /testbed -name "*.php" -type f -exec cat {{}} + | wc -l]
+Action: execute[find /testbed -name "*.php" -type f -exec cat {{{{}}}} + | wc -l]
 Thought: The hello.txt file has been created successfully in the testbed/ directory, and it contains the Hello World text. I can submit.
 Action: submit
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
-from statebound.agents.turns import latest_reply, latest_tool_data
+from statebound.agents.turns import first_labelled, latest_reply, latest_tool_data
 from statebound.envs.base import StepResult
 from statebound.envs.bash.actions import INVALID_ACTION_OBSERVATION, format_execute
 from statebound.envs.bash.env import TIMEOUT_OBSERVATION
@@ -56,13 +56,13 @@ _FENCE = re.compile(r"```(?:bash|BASH|sh)?\s*\n?(.*?)```", re.DOTALL)
 
 
 def action_from_reply(reply: str) -> str:
-    """The action of a ``Thought: ... Action: ...`` reply (the text after the last label).
+    """The action of a ``Thought: ... Action: ...`` reply: the text after the first label, up to the
+    next one (the authors' ``message.split("Action: ")[1]``, ``intercode_agent.py``).
 
     A bare ``submit`` becomes ``submit``; a reply without a label is passed on whole, so that the
     environment finds ``execute[...]`` in it or answers with its invalid-action observation.
     """
-    labels = list(_ACTION_LABEL.finditer(reply))
-    action = (reply[labels[-1].end() :] if labels else reply).strip()
+    action = first_labelled(reply, _ACTION_LABEL).strip()
     if "execute[" not in action and action.lower().rstrip(".").endswith("submit"):
         return "submit"
     return action

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from statebound.agents.turns import latest_reply, latest_tool_data
+from statebound.agents.turns import first_labelled, latest_reply, latest_tool_data
 from statebound.flow import RunContext, ToolResult
 
 __all__ = [
@@ -27,14 +27,13 @@ _SQL_KEYWORDS = ("SHOW", "SELECT", "DESCRIBE", "DESC")
 
 
 def extract_action(reply: str) -> str:
-    """The action of a ``Thought: ... Action: ...`` reply: the text after the last ``Action:``.
+    """The action of a ``Thought: ... Action: ...`` reply: the text after the first ``Action:``, up
+    to the next one (the authors' ``message.split("Action: ")[1]``, ``intercode_agent.py``).
 
     ``submit`` (alone on its line) becomes exactly ``submit``; with no ``Action:`` label the
     whole reply is the action (the environment then looks for ``execute[...]`` in it).
     """
-    matches = list(_ACTION.finditer(reply))
-    action = reply[matches[-1].end():] if matches else reply
-    action = action.strip()
+    action = first_labelled(reply, _ACTION).strip()
     if re.match(r"^submit\b", action, re.IGNORECASE) and "execute[" not in action:
         return "submit"
     return action

@@ -4,10 +4,11 @@
 #   scripts/records.sh intercode-sql|intercode-bash|alfworld|hotpotqa|gsm8k [AGENT ...]
 #   scripts/records.sh all                  # every record, in that order
 #   scripts/records.sh BENCHMARK --list     # the agents and options of the record, one per line
-#   scripts/records.sh checkpoint           # make the stores of running records safe to commit
+#   scripts/records.sh checkpoint           # pack the stores of running records, to commit them
 #   scripts/records.sh status               # episodes done and compute left per record agent
 #
-# Each agent's run store is benchmarks/records/<benchmark>-smollm2/<agent>/run.sqlite. Runs resume:
+# Each agent's run store is benchmarks/records/<benchmark>-smollm2/<agent>/run.sqlite, committed packed
+# as run.sqlite.xz (`statebound pack`; a resumed run unpacks it in place). Runs resume:
 # episodes already stored are never redone (crashed ones are run again), so the script can be stopped
 # (even killed) and started again at any time. Episodes are spread over a local Ray cluster with one llama.cpp thread per
 # worker (one worker per core); EXECUTOR=local runs them in this process instead (WORKERS=1).
@@ -22,39 +23,24 @@ main() {
 ORDER=(intercode-sql intercode-bash alfworld hotpotqa gsm8k)
 RECORDS=${RECORDS:-benchmarks/records}  # where the record stores live
 
-# checkpoint: copy each store's write-ahead log into the store without waiting for (or blocking) a
-# run that is writing it, then check the store file on its own is a sound database.
+# checkpoint: pack each store that has a plain run.sqlite (a consistent snapshot, taken without
+# waiting for or blocking a run that is writing it) into the run.sqlite.xz that is committed.
 checkpoint() {
-  for store in "$RECORDS"/*/*/run.sqlite "$RECORDS"/extensions/*/*/run.sqlite "$RECORDS"/*/llm-cache.sqlite; do
-    [ -f "$store" ] || continue
-    .venv/bin/python - "$store" <<'EOF'
-import shutil, sqlite3, sys, tempfile
-path = sys.argv[1]
-db = sqlite3.connect(path, timeout=30)
-busy, frames, copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-db.close()
-with tempfile.NamedTemporaryFile(suffix=".sqlite") as copy:  # the file alone, without its log
-    shutil.copyfile(path, copy.name)
-    alone = sqlite3.connect(copy.name)
-    verdict = alone.execute("PRAGMA integrity_check").fetchone()[0]
-    table = "completions" if path.endswith("llm-cache.sqlite") else "episodes"
-    rows = alone.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    alone.close()
-state = "complete" if copied == frames else f"{copied} of {frames} log frames copied"
-print(f"{path}: {rows} {table}, {verdict}, {state}")
-EOF
-  done
+  .venv/bin/statebound pack "$RECORDS"
 }
+
+# stored: the run directory holds a store, plain or packed
+stored() { [ -f "$1/run.sqlite" ] || [ -f "$1/run.sqlite.xz" ]; }
 
 if [ "${1:-}" = checkpoint ]; then checkpoint; exit 0; fi
 if [ "${1:-}" = status ]; then
-  if compgen -G "$RECORDS/*/*/run.sqlite" > /dev/null; then
+  if compgen -G "$RECORDS/*/*/run.sqlite*" > /dev/null; then
     .venv/bin/statebound status "$RECORDS" -j "${WORKERS:-$(nproc)}"
   fi
   for benchmark in "${ORDER[@]}"; do
     waiting=()
     while read -r kind name; do
-      if [ "$kind" = agent ] && [ ! -f "$RECORDS/$benchmark-smollm2/${name//>/}/run.sqlite" ]; then
+      if [ "$kind" = agent ] && ! stored "$RECORDS/$benchmark-smollm2/${name//>/}"; then
         waiting+=("$name")
       fi
     done < <(bash "$SELF" "$benchmark" --list)
@@ -102,14 +88,14 @@ executor=${EXECUTOR:-ray}
 workers=${WORKERS:-$(nproc)}
 # complete: every planned episode stored and none crashed (then the run is not even opened)
 complete() {
-  [ -f "$1/run.sqlite" ] && .venv/bin/statebound status "$1" |
+  stored "$1" && .venv/bin/statebound status "$1" |
     awk -F'\t' 'NR == 2 { split($4, done, "/"); ok = done[1] == done[2] && $5 == 0 } END { exit !ok }'
 }
 for agent in "${agents[@]}"; do
   if complete "$records/${agent//>/}"; then echo "== $benchmark / $agent: complete"; continue; fi
   echo "== $benchmark / $agent ($(date -u +%H:%M:%S))"
   resume=(--resume --retry-errors)  # a record not started yet is started afresh
-  if [ ! -f "$records/${agent//>/}/run.sqlite" ]; then resume=(); fi
+  if ! stored "$records/${agent//>/}"; then resume=(); fi
   status=0
   STATEBOUND_THREADS=1 .venv/bin/statebound eval "$benchmark" -a "$agent" -m smollm2 "${options[@]}" \
     --executor "$executor" -j "$workers" --no-progress --out "$records/${agent//>/}" "${resume[@]}" || status=$?
@@ -117,10 +103,9 @@ for agent in "${agents[@]}"; do
   # them), so go on with the other agents; anything else (a mistake, an interruption) stops here
   if [ "$status" -gt 1 ]; then exit "$status"; fi
 done
-# fold each store's write-ahead log into it, so the committed file is complete on its own
-for store in "$records"/*/run.sqlite "$records"/llm-cache.sqlite; do
-  [ -f "$store" ] || continue
-  .venv/bin/python - "$store" <<'EOF'
+# fold the response cache's write-ahead log into it, so the committed file is complete on its own
+if [ -f "$records/llm-cache.sqlite" ]; then
+  .venv/bin/python - "$records/llm-cache.sqlite" <<'EOF'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1], timeout=1)
 try:
@@ -130,8 +115,9 @@ except sqlite3.OperationalError as error:  # another run is writing it: leave it
     print(f"{sys.argv[1]}: left as is ({error})", file=sys.stderr)
 db.close()
 EOF
-done
-.venv/bin/statebound report $(dirname "$records"/*/run.sqlite) --informative --out "$records"  # InterCode: informative tasks worked out for older stores
+fi
+.venv/bin/statebound pack "$records"  # the committed form of each store
+.venv/bin/statebound report $(dirname "$records"/*/run.sqlite.xz) --informative --out "$records"  # InterCode: informative tasks worked out for older stores
 }
 main "$@"
 exit

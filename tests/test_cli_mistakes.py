@@ -62,6 +62,7 @@ MISTAKES: dict[str, tuple[list[str], str | None, str]] = {
     "threads-no-store": (["threads", "none.sqlite"], None, "no store at none.sqlite"),
     "view-not-a-run": (["view", "file"], None, "file is neither a run store nor a live-flow store"),
     "clean-bad-flag": (["clean", "--bogus"], None, "No such option"),
+    "pack-no-run": (["pack", "nosuch"], None, "nosuch does not exist"),
     "flow-check-syntax-error": (["flow", "check", "broken.py:flow"], None, "broken.py:1"),
     "flow-draw-out-is-a-file": (["flow", "draw", "arithmetic", "-o", "file"], None, "is a file"),
     "flow-unknown-command": (["flow", "paint"], None, "No such command 'paint'"),

@@ -36,29 +36,28 @@ def test_an_unknown_benchmark_is_refused_with_the_choices():
     assert "unknown benchmark 'nope'" in done.stderr and "intercode-sql" in done.stderr
 
 
-def test_checkpoint_makes_a_store_being_written_complete_on_its_own(tmp_path):
-    """A run writes in WAL mode; `checkpoint` folds the log in without stopping the writer."""
-    import shutil
-    import sqlite3
+def test_checkpoint_packs_a_store_being_written_without_stopping_the_writer(tmp_path, monkeypatch):
+    """A run writes in WAL mode; `checkpoint` packs what it committed (the log included) into the
+    run.sqlite.xz that is committed, and the writer carries on."""
+    from statebound.bench.models import ModelSpec
+    from statebound.bench.plan import RunConfig
+    from statebound.bench.store import RunStore
+    from statebound.contract.result import EpisodeResult
 
-    store = tmp_path / "toy-smollm2" / "direct" / "run.sqlite"
-    store.parent.mkdir(parents=True)
-    writer = sqlite3.connect(store)
-    writer.execute("PRAGMA journal_mode=WAL")
-    writer.execute("PRAGMA wal_autocheckpoint=0")  # everything stays in the log until asked
-    writer.execute("CREATE TABLE episodes (task TEXT)")
-    writer.executemany("INSERT INTO episodes VALUES (?)", [("t1",), ("t2",)])
-    writer.commit()
-    shutil.copyfile(store, tmp_path / "before.sqlite")
-    with pytest.raises(sqlite3.DatabaseError):  # the store file alone does not have the table yet
-        sqlite3.connect(tmp_path / "before.sqlite").execute("SELECT count(*) FROM episodes").fetchone()
-    done = subprocess.run(["bash", str(SCRIPT), "checkpoint"], capture_output=True, text=True, check=True,
-                          env={**os.environ, "RECORDS": str(tmp_path)})
-    assert f"{store.relative_to(tmp_path)}".split("/")[0] in done.stdout
-    assert "2 episodes, ok, complete" in done.stdout
-    writer.execute("INSERT INTO episodes VALUES ('t3')")  # the writer carries on
-    writer.commit()
-    writer.close()
+    run_dir = tmp_path / "toy-smollm2" / "direct"
+    config = RunConfig(benchmark="toy", agents=("direct",), models=(ModelSpec("smollm2"),), task_ids=("t1", "t2", "t3"))
+    with RunStore(run_dir) as writer:
+        writer.start(config, resume=False)
+        for position, task in enumerate(("t1", "t2")):
+            writer.save(EpisodeResult(task=task, agent="direct", model="smollm2"), benchmark="toy", position=position)
+        done = subprocess.run(["bash", str(SCRIPT), "checkpoint"], capture_output=True, text=True, check=True,
+                              env={**os.environ, "RECORDS": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")})
+        assert f"{run_dir}: " in done.stdout
+        writer.save(EpisodeResult(task="t3", agent="direct", model="smollm2"), benchmark="toy", position=2)
+    (run_dir / "run.sqlite").unlink()  # as a clean clone has it: the packed store only
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    with RunStore(run_dir, read_only=True) as packed:
+        assert [r.task for r in packed.results()] == ["t1", "t2"]
 
 
 def test_status_shows_progress_and_the_agents_not_started(tmp_path):

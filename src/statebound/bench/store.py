@@ -31,13 +31,12 @@ from statebound.bench.identity import (
     transport_changes,
 )
 from statebound.bench.jsonio import dumps, dumps_log
+from statebound.bench.packed import STORE_NAME, has_store, packed_store, readable_copy, run_dirs_below, unpack_in_place
 from statebound.bench.plan import EpisodeKey, RunConfig
 from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError
 
 __all__ = ["STORE_NAME", "ConfigMismatch", "RunNotFound", "RunStore", "admit", "check_run_dir", "no_run_in"]
-
-STORE_NAME = "run.sqlite"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS run (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -72,7 +71,7 @@ def no_run_in(path: Path, *, below: bool = False) -> RunNotFound:
     else:
         problem = f"holds no run ({STORE_NAME} missing)"
     parent = path.parent
-    runs = sorted(found.parent.name for found in parent.glob(f"*/{STORE_NAME}")) if parent.is_dir() else []
+    runs = [run.name for run in run_dirs_below(parent) if run.parent == parent] if parent.is_dir() else []
     beside = f"; run directories in {parent}: {', '.join(runs[:8])}{', ...' if len(runs) > 8 else ''}" if runs else ""
     return RunNotFound(f"{path} {problem}{beside}; pass a directory made by 'statebound eval'")
 
@@ -112,7 +111,7 @@ def check_run_dir(run_dir: str | Path, config: RunConfig, *, resume: bool) -> Ru
     path = Path(run_dir)
     if path.exists() and not path.is_dir():
         raise DefinitionError(f"{path} is a file, not a run directory: choose another --out")
-    if not (path / STORE_NAME).exists():
+    if not has_store(path):
         if resume:
             missing = "does not exist" if not path.exists() else f"holds no {STORE_NAME}"
             raise RunNotFound(f"nothing to resume in {path}: it {missing}; check the path, "
@@ -123,13 +122,17 @@ def check_run_dir(run_dir: str | Path, config: RunConfig, *, resume: bool) -> Ru
 
 
 class RunStore:
-    """``RunStore(run_dir)`` opens (creating if needed) ``run_dir/run.sqlite``."""
+    """``RunStore(run_dir)`` opens (creating if needed) ``run_dir/run.sqlite``; a packed store
+    (``run.sqlite.xz``, :mod:`statebound.bench.packed`) is read through a decompressed copy, and
+    unpacked in place for writing."""
 
     def __init__(self, run_dir: str | Path, *, create: bool = True, read_only: bool = False) -> None:
         """``read_only``: open an existing store without writing to it (reports, status): a finished
         store's bytes stay the same; a killed writer's log is folded in (see :func:`_reader`)."""
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / STORE_NAME
+        if not self.path.exists() and packed_store(self.run_dir).is_file():  # a committed record
+            self.path = readable_copy(packed_store(self.run_dir)) if read_only else unpack_in_place(self.run_dir)
         if not self.path.exists() and (not create or read_only):
             raise no_run_in(self.run_dir)
         self._writer = not read_only

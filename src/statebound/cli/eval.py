@@ -224,8 +224,9 @@ def _notes(outcome: RunOutcome, config: RunConfig) -> None:
 def _stopped(error: Exception, config: RunConfig | None, out_dir: Path) -> str:
     """The error line; for an error that stopped a started run, what is kept and how to go on."""
     from statebound.bench.episode import RUN_STOPPING
+    from statebound.bench.packed import has_store
 
-    if config is None or not isinstance(error, RUN_STOPPING) or not (out_dir / "run.sqlite").exists():
+    if config is None or not isinstance(error, RUN_STOPPING) or not has_store(out_dir):
         return str(error)
     return f"{error}. The run stopped, {_stored_of(config, out_dir)}: fix the cause and continue with {_resume_command(out_dir)}"
 

@@ -21,9 +21,10 @@ __all__ = ["describe", "stored_config", "stored_models"]
 
 def stored_config(run_dir: Path) -> RunConfig | None:
     """The configuration stored in ``run_dir``, or ``None`` when it holds no run yet."""
-    from statebound.bench.store import STORE_NAME, RunStore
+    from statebound.bench.packed import has_store
+    from statebound.bench.store import RunStore
 
-    if not (run_dir / STORE_NAME).is_file():
+    if not has_store(run_dir):
         return None
     with RunStore(run_dir, read_only=True) as store:
         return store.config()

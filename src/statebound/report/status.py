@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from statebound.bench.pace import Pace, format_duration, format_seconds
-from statebound.bench.store import STORE_NAME, RunNotFound, RunStore, no_run_in
+from statebound.bench.packed import has_store, run_dirs_below
+from statebound.bench.store import RunNotFound, RunStore, no_run_in
 from statebound.report.grid import Column, Section
 
 __all__ = ["AgentProgress", "find_runs", "run_progress", "status_section"]
@@ -40,7 +41,7 @@ def find_runs(paths: Sequence[str | Path]) -> list[Path]:
     """The run directories among ``paths``, or under them (a folder of records, say), in order."""
     runs: list[Path] = []
     for given in map(Path, paths):
-        found = [given] if (given / STORE_NAME).exists() else sorted(p.parent for p in given.rglob(STORE_NAME))
+        found = [given] if has_store(given) else list(run_dirs_below(given))
         if not found:
             raise no_run_in(given, below=True)
         runs.extend(run for run in found if run not in runs)

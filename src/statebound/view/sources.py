@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from statebound.bench.store import STORE_NAME
+from statebound.bench.packed import PACKED_NAME, STORE_NAME, has_store, run_dirs_below
 from statebound.errors import DefinitionError
 
 __all__ = ["Sources", "find_sources"]
@@ -69,13 +69,13 @@ def find_sources(paths: Sequence[str | Path]) -> Sources:
     :class:`DefinitionError` names the first path that is none of these."""
     sources = Sources()
     for given in map(Path, paths):
-        if given.is_dir() and (given / STORE_NAME).is_file() and _is_run(given):
+        if given.is_dir() and has_store(given) and _is_run(given):
             sources.add(sources.runs, given, given.resolve().name)
-        elif given.is_file() and given.name == STORE_NAME and _is_run(given.parent):
+        elif given.is_file() and given.name in (STORE_NAME, PACKED_NAME) and _is_run(given.parent):
             sources.add(sources.runs, given.parent, given.parent.resolve().name)
         elif given.is_file() and _is_checkpoint_store(given):
             sources.add(sources.stores, given, given.stem)
-        elif given.is_dir() and (below := sorted(p.parent for p in given.rglob(STORE_NAME) if _is_run(p.parent))):
+        elif given.is_dir() and (below := [run for run in run_dirs_below(given) if _is_run(run)]):
             for run in below:
                 sources.add(sources.runs, run, _label(run, given))
         else:

@@ -37,6 +37,7 @@ def report_command(
     shared_tasks: bool = typer.Option(False, "--shared-tasks", help="Only the tasks every run has (a run on a sample beside a full record)."),
     wide: bool = typer.Option(False, "--wide", help="Print each table whole, however wide (default: fitted to the terminal)."),
     informative: bool = typer.Option(False, "--informative", help="For InterCode runs stored before SR % (informative): work out which tasks doing nothing solves by running each gold on a fresh database or sandbox (about 35 s for Bash's 200 tasks); the stores are not changed."),
+    view_url: str = typer.Option("http://127.0.0.1:8765/", "--view-url", help="Where report.html's task grid links each episode: statebound view started on the same RUN_DIRS (its default address)."),
 ) -> None:
     """Print and write (Markdown, CSV, JSON, PNG/SVG, report.html) the papers' tables for RUN_DIRS side by side.
 
@@ -58,6 +59,7 @@ def report_command(
             report, files = finish_run(
                 run_dirs, out_dir=out_dir, breakdown_keys=by or None, bin_width=length_bin, plots=not no_plots,
                 shared_tasks=shared_tasks, informative=informative, informative_progress=progress.update,
+                view_url=view_url,
             )
     except StateboundError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)

@@ -26,12 +26,14 @@ def finish_run(
     shared_tasks: bool = False,
     informative: bool = False,
     informative_progress: Callable[[str, int, int], None] | None = None,
+    view_url: str | None = None,
 ) -> tuple[Report, list[Path]]:
     """Export each run (``results.jsonl``, trajectories), then write the report and plots to
     ``out_dir``; ``shared_tasks``: report only the tasks every run has (:func:`on_shared_tasks`);
     ``informative``: work out which tasks are informative for runs stored before their benchmark
     marked them (:func:`~statebound.report.informative.fill_informative`, followed by
-    ``informative_progress``)."""
+    ``informative_progress``); ``view_url``: where ``report.html``'s episode links point
+    (``statebound view`` on its default port when not given)."""
     files = []
     for run_dir in run_dirs:
         with RunStore(run_dir, read_only=True) as store:
@@ -47,12 +49,13 @@ def finish_run(
     if plots:
         from statebound.report.plots import write_plots
 
-        results = [r for run in runs for r in run.results]
-        drawn = write_plots(results, report.main, keys=report.group_keys, out_dir=Path(out_dir) / "plots", bin_width=bin_width)
-    from statebound.report.html import write_html
+        drawn = write_plots([r for run in runs for r in run.results], report.main, keys=report.group_keys, out_dir=Path(out_dir) / "plots", bin_width=bin_width)
+    from statebound.report.html import DEFAULT_VIEW_URL, write_html
 
     benchmarks = sorted({run.config.benchmark for run in runs if run.config is not None})
     labels = [run.label for run in runs]
     title = f"{', '.join(benchmarks) or 'statebound'}: " + (", ".join(labels) if len(labels) <= 3 else f"{len(labels)} runs")
-    files += [*drawn, write_html(report, out_dir, title=title, plots=drawn)]
+    results = [r for run in runs for r in run.results]
+    files += [*drawn, write_html(report, out_dir, title=title, plots=drawn, results=results,
+                                 view_url=view_url or DEFAULT_VIEW_URL)]
     return report, files

@@ -1,34 +1,23 @@
 """What the run pages show, read from a run store on each request (read-only: a run being written
 keeps writing, and its new episodes show on reload).
 
-The grid has a row per task and a column per agent and model; a cell holds the task's episodes
-of that group (one per seed), each solved, failed or crashed."""
+The grid (:mod:`statebound.report.task_grid`, shared with ``report.html``) has a row per task and a
+column per agent and model; a cell holds the task's episodes of that group (one per seed)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from statebound.bench.plan import RunConfig
 from statebound.bench.store import RunStore
-from statebound.contract.columns import INFORMATIVE_SUCCESS
 from statebound.contract.result import EpisodeResult
 from statebound.report.grid import Section
+from statebound.report.task_grid import OUTCOMES, SORTS, Grid, grid, outcome
 
 __all__ = ["OUTCOMES", "SORTS", "Grid", "RunFacts", "episode", "grid", "outcome", "read_config", "read_run", "result_sections",
-           "task_text"]
-
-Outcome = Literal["solved", "failed", "crashed"]
-OUTCOMES: tuple[Outcome, ...] = ("solved", "failed", "crashed")
-SORTS = ("run", "task", "hardest", "easiest")  # run order, task id, fewest solved first, most first
-
-
-def outcome(result: EpisodeResult) -> Outcome:
-    return "crashed" if result.error is not None else "solved" if result.success else "failed"
-
+           "task_text"]  # the grid's names come from statebound.report.task_grid
 
 @dataclass(frozen=True, slots=True)
 class RunFacts:
@@ -64,46 +53,6 @@ def result_sections(path: Path) -> list[tuple[Section, list[str]]]:
     if not runs[0].results:
         return []
     return [lift_constant_keys(section) for section in sections(build_report(runs))]
-
-
-Group = tuple[str, str]  # agent, model
-
-
-@dataclass(frozen=True, slots=True)
-class Grid:
-    """Tasks (rows) by groups (columns): ``cells[(task, group)]`` are the episodes, one per seed."""
-
-    tasks: list[str]
-    groups: list[Group]
-    cells: dict[tuple[str, Group], list[EpisodeResult]]
-    informative: frozenset[str]
-    solved: dict[str, int] = field(default_factory=dict)  # task -> solved episodes (shown groups)
-    hidden: int = 0  # tasks the outcome filter left out
-
-
-def grid(results: Sequence[EpisodeResult], *, agent: str | None = None, want: str | None = None,
-         sort: str = "run") -> Grid:
-    """The grid of ``results``, narrowed to ``agent``'s columns and to the tasks where some shown
-    episode ended ``want`` (solved, failed, crashed), sorted by ``sort`` (:data:`SORTS`)."""
-    shown = [r for r in results if agent is None or r.agent == agent]
-    groups = list(dict.fromkeys((r.agent, r.model) for r in shown))
-    cells: dict[tuple[str, Group], list[EpisodeResult]] = {}
-    for result in shown:
-        cells.setdefault((result.task, (result.agent, result.model)), []).append(result)
-    for episodes in cells.values():
-        episodes.sort(key=lambda r: r.seed)
-    tasks = list(dict.fromkeys(r.task for r in shown))
-    solved = {task: 0 for task in tasks}
-    for result in shown:
-        solved[result.task] += outcome(result) == "solved"
-    kept = tasks if want is None else [t for t in tasks if any(
-        outcome(r) == want for g in groups for r in cells.get((t, g), ()))]
-    if sort == "task":
-        kept.sort(key=lambda t: (len(t), t))
-    elif sort in ("hardest", "easiest"):
-        kept.sort(key=lambda t: solved[t] if sort == "hardest" else -solved[t])
-    informative = frozenset(r.task for r in results if INFORMATIVE_SUCCESS.key in r.meta)
-    return Grid(kept, groups, cells, informative, solved, hidden=len(tasks) - len(kept))
 
 
 def read_config(path: Path) -> RunConfig | None:

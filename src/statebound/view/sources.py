@@ -3,17 +3,15 @@ line, each under a short URL-safe name; anything else is refused with one line n
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from statebound.bench.packed import PACKED_NAME, STORE_NAME, has_store, run_dirs_below
 from statebound.errors import DefinitionError
+from statebound.report.task_grid import url_name
 
 __all__ = ["Sources", "find_sources"]
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +23,7 @@ class Sources:
 
     def add(self, kind: dict[str, Path], path: Path, label: str) -> None:
         """Add ``path`` to ``kind`` (``runs`` or ``stores``) under ``label`` made URL-safe and unique."""
-        base = name = _UNSAFE.sub("-", label).strip("-") or "run"
+        base = name = url_name(label)
         taken = self.runs.keys() | self.stores.keys()
         number = 1
         while name in taken:

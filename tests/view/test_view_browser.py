@@ -124,3 +124,26 @@ def test_a_fork_from_a_checkpoint_opens_the_new_thread(browser, sql_run, live_st
         assert page.locator("table tbody tr").count() == 2
         page.close()
     assert errors == []
+
+
+def test_a_run_being_written_shows_new_episodes_as_they_land(browser, tmp_path):
+    from statebound.bench.models import ModelSpec
+    from statebound.bench.plan import RunConfig
+    from statebound.bench.store import RunStore
+    from statebound.contract.result import EpisodeResult
+
+    run = tmp_path / "growing"
+    config = RunConfig(benchmark="toy", agents=("a",), models=(ModelSpec("m"),), task_ids=("t1", "t2", "t3"))
+    errors: list[str] = []
+    with RunStore(run) as writer:
+        writer.start(config, resume=False)
+        writer.save(EpisodeResult(task="t1", agent="a", model="m", success=True), benchmark="toy", position=0)
+        with serving(run) as (url, _):
+            page = _open(browser, 1280, errors)
+            page.goto(url + "run/growing")
+            assert "1 of 3 episodes" in page.locator("#episodes").inner_text()
+            writer.save(EpisodeResult(task="t2", agent="a", model="m"), benchmark="toy", position=1)
+            page.locator("#episodes", has_text="2 of 3 episodes").wait_for(timeout=15_000)  # no reload
+            assert page.locator("table.grid td.cell a").count() == 2
+            page.close()
+    assert errors == []

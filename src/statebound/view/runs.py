@@ -27,6 +27,12 @@ class RunFacts:
     agents: tuple[str, ...]
     models: tuple[str, ...]
     results: list[EpisodeResult]
+    planned: int = 0  # episodes the configuration plans (0: unknown)
+
+    @property
+    def running(self) -> bool:
+        """Whether episodes are still to come (the page then watches for them)."""
+        return len(self.results) < self.planned
 
     @property
     def outcomes(self) -> Counter[str]:
@@ -39,7 +45,8 @@ def read_run(path: Path) -> RunFacts:
         config, results = store.config(), store.results()
     agents = tuple(dict.fromkeys([*(config.agents if config else ()), *(r.agent for r in results)]))
     models = tuple(dict.fromkeys([*(m.name for m in (config.models if config else ())), *(r.model for r in results)]))
-    return RunFacts(config.benchmark if config else "?", agents, models, results)
+    planned = len(config.task_ids) * len(config.agents) * len(config.models) * len(config.seeds) if config else 0
+    return RunFacts(config.benchmark if config else "?", agents, models, results, planned)
 
 
 def result_sections(path: Path) -> list[tuple[Section, list[str]]]:

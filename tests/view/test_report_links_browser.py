@@ -4,30 +4,21 @@ the page does not scroll sideways while the plots keep a legible size (scrolling
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from chromium import browser, needs_chromium  # noqa: F401  (browser: a fixture)
 from view_server import serving
 
 from statebound.report.finish import finish_run
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install chromium")
+pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
+pytestmark = needs_chromium
 # the smallest text of any plot, in CSS pixels as drawn: matplotlib's x-small labels included
 SMALLEST_TEXT = """() => Math.min(...[...document.querySelectorAll("figure svg")].flatMap((svg) => {
   const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
   return [...svg.querySelectorAll("text")].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
 }))"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield launched
-        launched.close()
 
 
 def test_each_grid_mark_opens_its_episode_in_the_viewer(browser, sql_run: Path, tmp_path: Path) -> None:

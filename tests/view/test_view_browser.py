@@ -13,23 +13,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+from chromium import browser, needs_chromium  # noqa: F401  (browser: a fixture)
 from view_server import serving
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install chromium")
+pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
+pytestmark = needs_chromium
 WIDTHS = (1280, 390)
 EPISODE = "run/run-sql/episode?task=3&agent=stateflow-scoped"
 PAGES = ("", "run/run-sql", EPISODE, "compare?run=run-sql&task=3&a=stateflow-scoped&b=gold",
          "store/live", "store/live/thread/t1")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield launched
-        launched.close()
 
 
 def _open(browser, width: int, errors: list[str]):

@@ -5,9 +5,12 @@ live-flow store with a thread paused on a question."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from chromium import CHROMIUM
 from view_stores import HOSTILE, hostile_result
 
 from statebound.bench.evaluate import run_task
@@ -85,3 +88,13 @@ def live_store(tmp_path: Path) -> Path:
         approval_flow().run_sync(f"write {HOSTILE}", llm=ScriptedLLM([f"draft {HOSTILE}"]), checkpointer=store,
                                  thread="t1")
     return path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's chromium driven by Playwright (skips without Playwright)."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()

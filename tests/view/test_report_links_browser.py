@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from chromium import browser, needs_chromium  # noqa: F401  (browser: a fixture)
+from chromium import needs_chromium
 from view_server import serving
 
 from statebound.report.finish import finish_run

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from chromium import browser, needs_chromium  # noqa: F401  (browser: a fixture)
+from chromium import needs_chromium
 from view_server import serving
 
 pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")

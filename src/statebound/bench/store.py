@@ -31,7 +31,14 @@ from statebound.bench.identity import (
     transport_changes,
 )
 from statebound.bench.jsonio import dumps, dumps_log
-from statebound.bench.packed import STORE_NAME, has_store, packed_store, readable_copy, run_dirs_below, unpack_in_place
+from statebound.bench.packed import (
+    STORE_NAME,
+    has_store,
+    packed_store,
+    readable_copy,
+    run_dirs_below,
+    unpack_in_place,
+)
 from statebound.bench.plan import EpisodeKey, RunConfig
 from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError

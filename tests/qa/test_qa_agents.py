@@ -3,7 +3,9 @@
 import pytest
 
 from statebound.agents.qa.agents import QAAgentOptions, bundled_spec, parse_agent, run_agent
+from statebound.agents.qa.authors_prompts import authors_summary_prompt
 from statebound.agents.qa.prompts import few_shot_prompt
+from statebound.agents.qa.summary_choice import length_penalty
 from statebound.envs.qa import Corpus, QAEnvironment, QAItem
 from statebound.errors import DefinitionError
 from statebound.llm.base import Capabilities, Choice, TokenLogprob
@@ -19,6 +21,7 @@ CORPUS = Corpus.from_mapping(
     }
 )
 HOTPOT = QAAgentOptions(dataset="hotpotqa")
+FIRST_FOR_WOMEN = "First for Women is a woman's magazine. The magazine was started in 1989."  # Search's reply
 
 
 def hotpot_env():
@@ -34,17 +37,23 @@ def current_run(request):
 
 @pytest.mark.parametrize("style", ["direct", "cot", "react", "rewoo", "reflexion", "pass"])
 @pytest.mark.parametrize("dataset", ["hotpotqa", "gsm8k"])
-def test_few_shot_examples_conform_to_the_bundled_specs(style, dataset):
-    prompt = few_shot_prompt(style, dataset, shots=6)
-    assert prompt.count("[Question]") >= 3
-    assert validate_examples(bundled_spec(style), prompt) == []
+@pytest.mark.parametrize("source", ["authors", "statebound"])
+def test_few_shot_examples_conform_to_the_bundled_specs(style, dataset, source):
+    prompt = few_shot_prompt(style, dataset, shots=6, source=source)
+    examples = prompt.split("Here are some examples.")[-1]  # the authors' instructions show the format
+    assert examples.count("[Question]") >= 1
+    assert validate_examples(bundled_spec(style), examples) == []
 
 
 def test_spec_check_would_catch_a_wrong_format():
     assert validate_examples(bundled_spec("cot"), few_shot_prompt("react", "hotpotqa", shots=1)) != []
 
 
-def pass_llm(*, summary_logprob, raw_logprob):
+SUMMARY_PROMPT_STARTS = ("Summarize the statements", "You will be given a list of statements")
+BOTH_SEARCHES = "[Action] Search\n[Action Input] Arthur's Magazine\n[Action] Search\n[Action Input] First for Women\n"
+
+
+def pass_llm(*, summary_logprob, raw_logprob, actions=BOTH_SEARCHES):
     summary = "Arthur's Magazine started in 1844 and First for Women in 1989."
 
     def respond(request):
@@ -52,12 +61,11 @@ def pass_llm(*, summary_logprob, raw_logprob):
             text = request.grammar.split('"', 1)[1][:-1]
             value = summary_logprob if text == summary else raw_logprob
             return Choice(text=text, logprobs=tuple(TokenLogprob(w, value) for w in text.split()))
-        if request.prompt.startswith("Summarize the statements"):
+        if request.prompt.startswith(SUMMARY_PROMPT_STARTS):
             return summary
         run = current_run(request)
         if "[Summary]" not in run:
-            return ("Thought] I need both start years.\n[Action] Search\n[Action Input] Arthur's Magazine\n"
-                    "[Action] Search\n[Action Input] First for Women\n[Summary]")
+            return f"Thought] I need both start years.\n{actions}[Summary]"
         return "Final Thought] 1844 < 1989.\n[Answer] Arthur's Magazine\n"
 
     return FunctionLLM(respond, capabilities=CAPS), summary
@@ -76,24 +84,76 @@ async def test_pass_runs_the_step_actions_and_returns_the_likelier_summary():
     scoring = [r for r in llm.requests if r.grammar is not None]
     assert len(scoring) == 2 and all(r.logprobs for r in scoring)
     assert scoring[0].prompt.endswith("[Summary] ")  # x is the agent's context so far
-    summary_prompt = next(r.prompt for r in llm.requests if r.prompt.startswith("Summarize"))
-    assert "Goal: I need both start years." in summary_prompt and f"Context: {QUESTION}" in summary_prompt
+    summary_request = next(r for r in llm.requests if r.prompt.startswith(SUMMARY_PROMPT_STARTS))
+    # the authors' ToolSetSummarizeHandler: prefix, format, five examples, suffix, statements one a line
+    assert summary_request.prompt == authors_summary_prompt(
+        ["Arthur's Magazine (1844-1846) was an American literary periodical.", FIRST_FOR_WOMEN],
+        QUESTION, "I need both start years.")
+    assert summary_request.prompt.startswith(
+        "You will be given a list of statements, a context, and a goal you are trying to solve. Your task is to "
+        "summarize the list of statements as they relate to the provided goal while keeping the context in mind "
+        "as best you can. The format of your output should be as follows:\n\nStatements: A list of N statements "
+        "to summarize\nContext: the context to keep in mind for the summary\nGoal: the goal to focus on\nSummary: "
+        "the list of statements summarized\n\nHere are a few examples.\n\nStatements: 1. The Colorado orogeny")
+    assert summary_request.prompt.count("\nSummary: ") == 6  # the format and five examples
+    assert summary_request.prompt.endswith(
+        "Summary: Arthur's Magazine was started in 1844 while First for Women was started in 1989\n\n"
+        "Now begin to solve the task or problem. Respond with a concise summary.\n\n"
+        "Statements: Arthur's Magazine (1844-1846) was an American literary periodical.\n"
+        f"{FIRST_FOR_WOMEN}\nContext: {QUESTION}\nGoal: I need both start years.\nSummary:")
+    assert summary_request.max_tokens == 128 and summary_request.stop == ("\n",)
     assert attempt.usage.calls == len(llm.requests)
+
+
+async def test_pass_summary_statebound_variant_keeps_our_reading():
+    llm, summary = pass_llm(summary_logprob=0.0, raw_logprob=0.0)  # a tie: ours keeps the summary
+    options = QAAgentOptions(dataset="hotpotqa", summary="statebound")
+    attempt = await run_agent("pass", QUESTION, llm=llm, env=hotpot_env(), options=options)
+    assert f"[Summary] {summary}" in attempt.text
+    request = next(r for r in llm.requests if r.prompt.startswith(SUMMARY_PROMPT_STARTS))
+    assert request.prompt.startswith("Summarize the statements") and request.max_tokens == 96
+    assert ("Statements: Arthur's Magazine (1844-1846) was an American literary periodical. "
+            f"{FIRST_FOR_WOMEN}\n") in request.prompt
+
+
+async def test_pass_tie_returns_the_raw_list_one_result_a_line():
+    llm, _ = pass_llm(summary_logprob=0.0, raw_logprob=0.0)
+    attempt = await run_agent("pass", QUESTION, llm=llm, env=hotpot_env(), options=HOTPOT)
+    assert ("[Summary] Arthur's Magazine (1844-1846) was an American literary periodical.\n"
+            f"{FIRST_FOR_WOMEN}\n[Final Thought]") in attempt.text
+    assert attempt.meta["raw_returned"] == 1
+
+
+@pytest.mark.parametrize(("summary", "alpha"), [("authors", 0.3), ("statebound", 0.6)])
+async def test_pass_alpha_is_the_summary_variants(summary, alpha):
+    # summary: 4 tokens at -1 -> -4 / lp(4); raw: 19 tokens (of its words) at -0.3 -> -5.7 / lp(19)
+    llm, _ = pass_llm(summary_logprob=-1.0, raw_logprob=-0.3)
+    options = QAAgentOptions(dataset="hotpotqa", summary=summary)
+    attempt = await run_agent("pass", QUESTION, llm=llm, env=hotpot_env(), options=options)
+    detail = next(e.to_dict() for e in attempt.trace if e.data.get("kind") == "summary")
+    assert detail["summary_score"] == pytest.approx(-11.0 / length_penalty(11, alpha=alpha))
+
+
+async def test_pass_runs_a_steps_actions_one_after_another():
+    # the Lookup sees the page the Search before it in the same step found (the authors' code)
+    actions = "[Action] Search\n[Action Input] First for Women\n[Action] Lookup\n[Action Input] started\n"
+    llm, _ = pass_llm(summary_logprob=-3.0, raw_logprob=-0.2, actions=actions)
+    attempt = await run_agent("pass-no-summary", QUESTION, llm=llm, env=hotpot_env(), options=HOTPOT)
+    assert f"[Summary] {FIRST_FOR_WOMEN}\n(Result 1 / 1) The magazine was started in 1989.\n" in attempt.text
 
 
 async def test_pass_returns_the_raw_list_when_it_is_likelier():
     llm, _ = pass_llm(summary_logprob=-3.0, raw_logprob=-0.2)
     attempt = await run_agent("pass", QUESTION, llm=llm, env=hotpot_env(), options=HOTPOT)
-    assert "[Summary] 1. Arthur's Magazine (1844-1846)" in attempt.text
-    assert "2. First for Women is a woman's magazine." in attempt.text
+    assert "[Summary] Arthur's Magazine (1844-1846) was an American literary periodical.\nFirst for" in attempt.text
     assert attempt.meta["raw_returned"] == 1
 
 
 async def test_pass_no_summary_skips_summarising_and_scoring():
     llm, _ = pass_llm(summary_logprob=0.0, raw_logprob=-9.0)
     attempt = await run_agent("pass-no-summary", QUESTION, llm=llm, env=hotpot_env(), options=HOTPOT)
-    assert "[Summary] 1. Arthur's Magazine" in attempt.text
-    assert not any(r.grammar or r.prompt.startswith("Summarize") for r in llm.requests)
+    assert "[Summary] Arthur's Magazine" in attempt.text
+    assert not any(r.grammar or r.prompt.startswith(SUMMARY_PROMPT_STARTS) for r in llm.requests)
     assert attempt.answer == "Arthur's Magazine"
 
 
@@ -159,7 +219,7 @@ async def test_reflexion_evaluation_uses_the_gold_answer():
     )
     attempt = await run_agent("reflexion", QUESTION, llm=llm, env=hotpot_env(), options=HOTPOT)
     evaluations = [e.content for e in attempt.trace if e.state == "Eval"]
-    assert evaluations == ["The proposed answer is incorrect.", "The proposed answer is correct."]
+    assert evaluations == ["Incorrect", "Correct"]  # the authors' src/states/evaluator.py
     assert attempt.answer == "Arthur's Magazine"
 
 

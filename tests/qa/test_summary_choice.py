@@ -3,7 +3,7 @@ import math
 import pytest
 
 from statebound.agents.qa.summary_choice import (
-    DEFAULT_ALPHA,
+    PASS_ALPHA,
     choose_observation,
     length_penalty,
     literal_grammar,
@@ -40,8 +40,10 @@ def test_longer_text_can_win_with_length_normalisation():
     assert choose_observation("short", [-2.0], "long raw", [-0.25] * 19, alpha=0.0).returned == "summary"
 
 
-def test_tie_keeps_the_summary_and_empty_text_loses():
-    assert choose_observation("s", [-1.0], "o", [-1.0]).returned == "summary"
+def test_tie_goes_to_the_raw_list_as_in_the_authors_code_and_empty_text_loses():
+    assert PASS_ALPHA == 0.3  # IBM's ApiModel.score(alpha=0.3)
+    assert choose_observation("s", [-1.0], "o", [-1.0]).returned == "raw"
+    assert choose_observation("s", [-1.0], "o", [-1.0], tie="summary").returned == "summary"
     assert choose_observation("", [], "o", [-50.0]).returned == "raw"
 
 
@@ -68,7 +70,7 @@ async def test_score_continuation_reads_the_forced_logprobs_and_choice_follows()
     assert request.prompt == context and request.logprobs and request.temperature == 0.0
     choice = choose_observation("Nixon was the namesake.", summary.logprobs, "raw", raw.logprobs)
     assert choice.returned == "summary"
-    assert choice.summary_score == pytest.approx(-2.0 / length_penalty(4, alpha=DEFAULT_ALPHA))
+    assert choice.summary_score == pytest.approx(-2.0 / length_penalty(4, alpha=0.3))
 
 
 async def test_score_continuation_needs_grammar_and_logprobs():

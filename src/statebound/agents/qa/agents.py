@@ -21,8 +21,9 @@ from statebound.agents.qa.consistency import (
     self_consistency,
 )
 from statebound.agents.qa.handlers import QAHandlers
-from statebound.agents.qa.prompts import Dataset, few_shot_prompt
-from statebound.agents.qa.summary_choice import DEFAULT_ALPHA, require_scoring
+from statebound.agents.qa.pass_summary import SUMMARY_VARIANTS, SummaryName
+from statebound.agents.qa.prompts import EVALUATIONS, Dataset, PromptSet, few_shot_prompt
+from statebound.agents.qa.summary_choice import require_scoring
 from statebound.contract.converters import trace_of_monitor
 from statebound.envs.qa.env import QAEnvironment
 from statebound.envs.qa.scoring import extract_final_number, normalize_answer
@@ -57,13 +58,15 @@ class QAAgentOptions:
     """How the QA agents run; every field has the paper's value or a small-model default."""
 
     dataset: Dataset
-    shots: int = 2  # few-shot examples in the prompt (small local models have short contexts)
+    shots: int | None = None  # few-shot examples in the prompt; None: all of the set's (the authors': 6 on HotpotQA)
+    prompts: PromptSet = "authors"  # the authors' prompt texts or ours
+    summary: SummaryName = "authors"  # PASS's summary step: the authors' code or our reading of the paper
     mode: Mode = "posthoc"  # the monitor mode
     chunk_tokens: int = 128
     max_calls: int = 10  # model calls per run before the monitor wraps up
     k: int = SC_SAMPLES
     sample_temperature: float = SC_TEMPERATURE
-    alpha: float = DEFAULT_ALPHA
+    alpha: float | None = None  # PASS's length penalty; None: the summary variant's (authors 0.3, statebound 0.6)
 
 
 @cache
@@ -113,8 +116,10 @@ async def run_style(
 ) -> Attempt:
     """One run of one agent style on ``question`` under the decoding monitor."""
     spec = bundled_spec(style)
-    prompt = few_shot_prompt("pass" if style == "pass-no-summary" else style, options.dataset, shots=options.shots)
-    handlers = QAHandlers(env, llm, prompt, summarize=style != "pass-no-summary", alpha=options.alpha)
+    prompt = few_shot_prompt("pass" if style == "pass-no-summary" else style, options.dataset,
+                             shots=options.shots, source=options.prompts)
+    handlers = QAHandlers(env, llm, prompt, summarize=style != "pass-no-summary", alpha=options.alpha,
+                          summary=SUMMARY_VARIANTS[options.summary], evaluations=EVALUATIONS[options.prompts])
     config = MonitorConfig(
         mode=options.mode,
         chunk_tokens=options.chunk_tokens,

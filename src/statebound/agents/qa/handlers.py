@@ -3,10 +3,13 @@
 - ``Obs`` (ReAct, Reflexion): run the last ``[Action]`` on its ``[Action Input]``.
 - ``Eval`` (Reflexion): grade the ``[Proposed Answer]`` against the gold answer (Reflexion's
   exact-match evaluator on HotpotQA; numeric match on GSM8K).
-- ``Sum`` (PASS): run every action of the current plan step, summarise their results with the same
-  model, and return the summary or the raw list, whichever the model finds more likely (section 3).
-- ``Solver`` (ReWOO): run every planned action (inputs may cite earlier ``#E`` labels), then ask
-  the model to answer from the plans and their evidence.
+- ``Sum`` (PASS): run the actions of the current plan step one after another (each sees the state
+  the one before it left, as in the authors' ``ToolSetSummarizeHandler``: a Lookup reads the page a
+  Search of the same step found), summarise their results with the same model, and return the
+  summary or the raw list, whichever the model finds more likely (section 3; see :mod:`.pass_summary`).
+- ``Solver`` (ReWOO): run every planned action (inputs may cite earlier ``#E`` labels; the ``LLM``
+  tool of the authors' HotpotQA prompt asks the same model), then ask the model to answer from the
+  plans and their evidence.
 """
 
 from __future__ import annotations
@@ -16,12 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from statebound.agents.qa.prompts import SOLVER_PROMPT, SUMMARY_PROMPT, format_raw_results
-from statebound.agents.qa.summary_choice import (
-    DEFAULT_ALPHA,
-    choose_observation,
-    score_continuation,
-)
+from statebound.agents.qa.authors_prompts import authors_llm_tool_prompt
+from statebound.agents.qa.pass_summary import SUMMARY_VARIANTS, SummaryVariant
+from statebound.agents.qa.prompts import EVALUATIONS, SOLVER_PROMPT
+from statebound.agents.qa.summary_choice import choose_observation, score_continuation
 from statebound.envs.qa.env import QAEnvironment, grade_answer
 from statebound.llm.base import LLM, Message, Request, Usage
 from statebound.spec.monitor import EnvRequest
@@ -30,8 +31,8 @@ from statebound.spec.results import Segment
 __all__ = ["QAHandlers", "planned_actions", "step_actions"]
 
 _LABEL = re.compile(r"#E\d+")
-_SUMMARY_TOKENS = 96
 _SOLVER_TOKENS = 48
+_LLM_TOOL_TOKENS = 128  # the authors' LlmGenerationTool
 
 
 def _one_line(text: str) -> str:
@@ -80,7 +81,9 @@ class QAHandlers:
     llm: LLM
     prompt: str  # the agent's few-shot prompt: PASS scores continuations of prompt + transcript
     summarize: bool = True
-    alpha: float = DEFAULT_ALPHA
+    summary: SummaryVariant = SUMMARY_VARIANTS["authors"]
+    alpha: float | None = None  # PASS's length penalty; None: the summary variant's
+    evaluations: tuple[str, str] = EVALUATIONS["authors"]  # Reflexion's (correct, incorrect)
     usage: Usage = field(default_factory=Usage)
     details: list[list[dict[str, Any]]] = field(default_factory=list)
     choices: dict[str, int] = field(default_factory=lambda: {"summary": 0, "raw": 0})
@@ -112,15 +115,6 @@ class QAHandlers:
         self._note("tool", observation, action=f"{tool}[{argument}]", ok=result.ok)
         return observation
 
-    async def _act_all(self, calls: Sequence[tuple[str, str]]) -> list[str]:
-        """The calls of one plan step, run at the same time (see ``QAEnvironment.call_parallel``)."""
-        results = await self.env.call_parallel(calls)
-        observations = []
-        for (tool, argument), result in zip(calls, results):
-            observations.append(_one_line(result.observation))
-            self._note("tool", observations[-1], action=f"{tool}[{argument}]", ok=result.ok)
-        return observations
-
     # -- the handlers ---------------------------------------------------------------------------
     def observe(self, request: EnvRequest) -> str:
         self._begin(request)
@@ -133,27 +127,28 @@ class QAHandlers:
         self._begin(request)
         proposed = next((s.text.strip() for s in reversed(request.segments) if s.state == "Prop-Ans"), "")
         score = grade_answer(proposed or None, self.env.item.answer, kind=self.env.kind)
-        return "The proposed answer is correct." if score.success else "The proposed answer is incorrect."
+        correct, incorrect = self.evaluations
+        return correct if score.success else incorrect
 
     async def summarize_step(self, request: EnvRequest) -> str:
         self._begin(request)
         calls = step_actions(request.segments)
         if not calls:
             return "No actions were given: write [Action] and [Action Input] after the plan."
-        observations = await self._act_all(calls)
-        raw = format_raw_results(observations)
+        observations = [self._act(tool, argument) for tool, argument in calls]
+        variant = self.summary
+        raw = variant.raw(observations)
         if not self.summarize:
             return raw
         goal = next((s.text.strip() for s in reversed(request.segments) if s.state == "Plan"), "")
-        summary = await self._ask(
-            SUMMARY_PROMPT.format(statements=" ".join(observations), question=request.task, goal=goal),
-            max_tokens=_SUMMARY_TOKENS,
-        )
+        summary = await self._ask(variant.prompt(observations, request.task, goal), max_tokens=variant.max_tokens)
         context = self.prompt + request.transcript + " "
         scored_summary = await score_continuation(self.llm, context, summary)
         scored_raw = await score_continuation(self.llm, context, raw)
         self.usage = self.usage + scored_summary.usage + scored_raw.usage
-        choice = choose_observation(summary, scored_summary.logprobs, raw, scored_raw.logprobs, alpha=self.alpha)
+        alpha = variant.alpha if self.alpha is None else self.alpha
+        choice = choose_observation(summary, scored_summary.logprobs, raw, scored_raw.logprobs,
+                                    alpha=alpha, tie=variant.tie)
         self.choices[choice.returned] += 1
         self._note("assistant", summary, kind="summary", returned=choice.returned,
                    summary_score=choice.summary_score, raw_score=choice.raw_score)
@@ -166,7 +161,11 @@ class QAHandlers:
         lines = []
         for plan, label, tool, argument in rows:
             resolved = _LABEL.sub(lambda m: evidence.get(m.group(), m.group()), argument)
-            evidence[label] = self._act(tool, resolved)
+            if tool == "LLM":
+                evidence[label] = await self._ask(authors_llm_tool_prompt(resolved), max_tokens=_LLM_TOOL_TOKENS)
+                self._note("tool", evidence[label], action=f"{tool}[{resolved}]", ok=True)
+            else:
+                evidence[label] = self._act(tool, resolved)
             lines.append(f"Plan: {plan}\n{label} = {tool}[{resolved}]: {evidence[label]}")
         answer = await self._ask(
             SOLVER_PROMPT.format(plans="\n".join(lines), question=request.task), max_tokens=_SOLVER_TOKENS

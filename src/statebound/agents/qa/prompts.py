@@ -1,11 +1,18 @@
-"""Prompts for the QA agents: an instruction naming the tools, then few-shot examples written in
-the agent's own markers (``[Question]``, ``[Thought]``, ``[Action]``, ... as in the paper's specs)."""
+"""Prompts for the QA agents, from one of two sets (``-O prompts=authors|statebound``):
+
+- ``authors`` (default): the PASS authors' per-agent instructions and examples (six per agent on
+  HotpotQA; GSM8K: eight for Direct/CoT, one for the tool agents), see :mod:`.authors_prompts`;
+  GSM8K Reflexion, which they did not write, falls back to ours.
+- ``statebound``: our own instruction naming the tools, then few-shot examples written in the
+  agent's markers (``[Question]``, ``[Thought]``, ``[Action]``, ... as in the paper's specs).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Literal
 
+from statebound.agents.qa.authors_prompts import authors_agent_prompt, has_authors_prompt
 from statebound.agents.qa.examples import (
     Example,
     gsm8k_examples,
@@ -16,16 +23,19 @@ from statebound.errors import DefinitionError
 
 __all__ = [
     "AGENT_STYLES",
+    "EVALUATIONS",
     "SOLVER_PROMPT",
     "SUMMARY_PROMPT",
     "TOOL_HELP",
     "Dataset",
+    "PromptSet",
     "few_shot_prompt",
     "format_raw_results",
     "render_example",
 ]
 
 Dataset = Literal["hotpotqa", "gsm8k"]
+PromptSet = Literal["authors", "statebound"]
 
 TOOL_HELP: dict[Dataset, str] = {
     "hotpotqa": (
@@ -58,6 +68,11 @@ SUMMARY_PROMPT = (
     "Summarize the statements with respect to the context and goal, in one or two sentences.\n"
     "Statements: {statements}\nContext: {question}\nGoal: {goal}\nSummary:"
 )
+# Reflexion's [Evaluation] (correct, incorrect) per prompt set; the authors' is src/states/evaluator.py's
+EVALUATIONS: dict[PromptSet, tuple[str, str]] = {
+    "authors": ("Correct", "Incorrect"),
+    "statebound": ("The proposed answer is correct.", "The proposed answer is incorrect."),
+}
 SOLVER_PROMPT = (
     "Solve the task using the plans and the evidence gathered for them. Give only the answer.\n"
     "{plans}\nTask: {question}\nAnswer:"
@@ -134,12 +149,17 @@ def _examples(style: str, dataset: Dataset) -> tuple[Example, ...]:
     return hotpot_pass_examples() if style == "pass" else hotpot_examples()
 
 
-def few_shot_prompt(style: str, dataset: Dataset, *, shots: int = 2, tools: bool = True) -> str:
-    """Instruction, tool help (agents only) and ``shots`` examples, ending with a blank line."""
+def few_shot_prompt(
+    style: str, dataset: Dataset, *, shots: int | None = None, tools: bool = True, source: PromptSet = "authors"
+) -> str:
+    """The agent's prompt from ``source``: instructions and the first ``shots`` examples (all when
+    ``None``). Ours ends with a blank line; the authors' as their monitor builds it."""
     if dataset not in TOOL_HELP:
         raise DefinitionError(f"unknown dataset {dataset!r}; choose hotpotqa or gsm8k")
-    if shots < 0:
+    if shots is not None and shots < 0:
         raise DefinitionError("shots must be 0 or more")
+    if source == "authors" and has_authors_prompt(style, dataset):
+        return authors_agent_prompt(style, dataset, shots=shots)
     header = render_instruction(style)
     if tools and style not in ("direct", "cot"):
         header += TOOL_HELP[dataset]

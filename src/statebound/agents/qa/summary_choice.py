@@ -2,7 +2,9 @@
 
 The text returned to the agent is ``argmax_{y in {s, o}} sum_i log p(y_i | x, y_<i) / lp(|y|)`` with
 the GNMT length penalty ``lp(n) = (5 + n)^alpha / (5 + 1)^alpha`` (Wu et al. 2016), where ``x`` is
-the agent's context so far, ``s`` the summary and ``o`` the raw results as a list.
+the agent's context so far, ``s`` the summary and ``o`` the raw results as a list. The authors' code
+(IBM's ``ApiModel.score``) uses ``alpha = 0.3`` (:data:`PASS_ALPHA`) and returns the raw results
+on a tie; ``-O summary=statebound`` keeps the summary on a tie (see :mod:`.pass_summary`).
 
 :func:`choose_observation` is the pure decision; :func:`score_continuation` asks the model for the
 log-probabilities of a given text after a context, by forcing decoding to that text with a GBNF
@@ -20,8 +22,11 @@ from statebound.errors import UnsupportedFeature
 from statebound.llm.base import LLM, Request, Usage
 from statebound.llm.scoring import DEFAULT_ALPHA, length_penalty, normalized_score
 
+PASS_ALPHA = 0.3  # the authors' (IBM llm-agent-framework, src/api_models.py ApiModel.score)
+
 __all__ = [
     "DEFAULT_ALPHA",
+    "PASS_ALPHA",
     "ScoredText",
     "SummaryChoice",
     "choose_observation",
@@ -49,14 +54,15 @@ def choose_observation(
     raw: str,
     raw_logprobs: Sequence[float],
     *,
-    alpha: float = DEFAULT_ALPHA,
+    alpha: float = PASS_ALPHA,
+    tie: Literal["summary", "raw"] = "raw",
 ) -> SummaryChoice:
-    """The argmax of the length-normalised log-probability; a tie keeps the summary."""
+    """The argmax of the length-normalised log-probability; a tie returns ``tie``."""
     s_score = normalized_score(summary_logprobs, alpha=alpha)
     o_score = normalized_score(raw_logprobs, alpha=alpha)
-    if o_score > s_score:
-        return SummaryChoice("raw", raw, s_score, o_score)
-    return SummaryChoice("summary", summary, s_score, o_score)
+    if s_score > o_score or (s_score == o_score and tie == "summary"):
+        return SummaryChoice("summary", summary, s_score, o_score)
+    return SummaryChoice("raw", raw, s_score, o_score)
 
 
 def literal_grammar(text: str) -> str:

@@ -89,8 +89,8 @@ async def test_rewoo_llm_action_asks_the_model_with_the_authors_tool_prompt():
         if request.prompt.startswith("Respond in short directly with no extra words.\n\n"):
             assert request.prompt.endswith("Named after whom? Given context: Milhouse is a character named after Richard Nixon.")
             return "Richard Nixon"
-        if request.prompt.startswith("Solve the task"):
-            assert "#E2 = LLM[" in request.prompt and ": Richard Nixon" in request.prompt
+        if request.prompt.startswith("Solve the provided problems"):
+            assert request.prompt.endswith("Plan: Ask.\nEvidence: Richard Nixon\nAnswer:")
             return "Richard Nixon"
         return ("Plan] Search Milhouse.\n[Action Label] #E1\n[Action] Search\n[Action Input] Milhouse\n"
                 "[Plan] Ask.\n[Action Label] #E2\n[Action] LLM\n[Action Input] Named after whom? Given context: #E1\n"

@@ -189,38 +189,65 @@ async def test_react_counts_monitor_corrections():
     assert attempt.meta["violations"] >= 1 and attempt.meta["corrections"] >= 1
 
 
-async def test_rewoo_executes_the_plan_with_label_substitution_then_solves():
-    def respond(request):
-        if request.prompt.startswith("Solve the task"):
-            assert "#E2 = Lookup[1844]" not in request.prompt  # the label was replaced by evidence
-            return "Arthur's Magazine\nextra line"
-        return ("Plan] Search the first.\n[Action Label] #E1\n[Action] Search\n[Action Input] Arthur's Magazine\n"
-                "[Plan] Search the second.\n[Action Label] #E2\n[Action] Search\n[Action Input] First for Women\n"
-                "[Answer]")
+REWOO_PLAN = ("Plan] Search the first.\n[Action Label] #E1\n[Action] Search\n[Action Input] Arthur's Magazine\n"
+              "[Plan] Search the second.\n[Action Label] #E2\n[Action] Search\n[Action Input] First for Women\n"
+              "[Answer]")
+SOLVER_STARTS = ("Solve the task", "Solve the provided problems")
 
-    llm = FunctionLLM(respond, capabilities=CAPS)
+
+def rewoo_llm():
+    """Writes REWOO_PLAN; as the solver, answers on the first line."""
+    def respond(request):
+        return "Arthur's Magazine\nextra line" if request.prompt.startswith(SOLVER_STARTS) else REWOO_PLAN
+
+    return FunctionLLM(respond, capabilities=CAPS)
+
+
+async def test_rewoo_executes_the_plan_then_solves_with_the_authors_solver_prompt():
+    llm = rewoo_llm()
     env = hotpot_env()
     attempt = await run_agent("rewoo", QUESTION, llm=llm, env=env, options=HOTPOT)
     assert attempt.answer == "Arthur's Magazine" and env.actions == 2
+    solver = next(r for r in llm.requests if r.prompt.startswith(SOLVER_STARTS))
+    # src/states/solver.py: _PREFIX, _FORMAT, _SUFFIX, then Question/Plan/Evidence lines and Answer:
+    assert solver.prompt == (
+        "Solve the provided problems as best you can. To assist you, we have provided some plans and evidence "
+        "that might be helpful. Notice that some of the information may contain noise so you should trust them "
+        "with caution. The format of your output should be as follows:\n\nQuestion: your question to solve\n"
+        "Plan: a relevant step towards answering the question\nEvidence: evidence resulting from executing the "
+        "previous plan step\n(... you can have up to N plan / evidence steps)\nAnswer: the answer to the question"
+        "\n\nNow begin to solve the task or problem. Respond with the answer directly with no extra words.\n\n"
+        f"Question: {QUESTION}\nPlan: Search the first.\nEvidence: Arthur's Magazine (1844-1846) was an American "
+        f"literary periodical.\nPlan: Search the second.\nEvidence: {FIRST_FOR_WOMEN}\nAnswer:")
+    assert solver.max_tokens == 128 and solver.stop == ("\n",)
+
+
+async def test_rewoo_statebound_solver_substitutes_labels():
+    llm = rewoo_llm()
+    options = QAAgentOptions(dataset="hotpotqa", prompts="statebound")
+    attempt = await run_agent("rewoo", QUESTION, llm=llm, env=hotpot_env(), options=options)
+    assert attempt.answer == "Arthur's Magazine"
     solver = next(r.prompt for r in llm.requests if r.prompt.startswith("Solve the task"))
     assert "#E1 = Search[Arthur's Magazine]: Arthur's Magazine (1844-1846)" in solver
 
 
 async def test_reflexion_evaluation_uses_the_gold_answer():
-    llm = ScriptedLLM(
-        [
-            "Final Thought] Guess.\n[Proposed Answer] First for Women\n[Evaluation]",
-            (
-                "Reflection] Wrong; search instead.\n[Final Thought] It is the older one.\n"
-                "[Proposed Answer] Arthur's Magazine\n[Evaluation]"
-            ),
-            "Reflection] Correct.\n[Answer] Arthur's Magazine\n",
-        ]
-    )
+    replies = [
+        "Final Thought] Guess.\n[Proposed Answer] First for Women\n[Evaluation]",
+        (
+            "Reflection] Wrong; search instead.\n[Final Thought] It is the older one.\n"
+            "[Proposed Answer] Arthur's Magazine\n[Evaluation]"
+        ),
+        "Reflection] Correct.\n[Answer] Arthur's Magazine\n",
+    ]
+    llm = ScriptedLLM(replies)
     attempt = await run_agent("reflexion", QUESTION, llm=llm, env=hotpot_env(), options=HOTPOT)
     evaluations = [e.content for e in attempt.trace if e.state == "Eval"]
     assert evaluations == ["Incorrect", "Correct"]  # the authors' src/states/evaluator.py
     assert attempt.answer == "Arthur's Magazine"
+    ours = await run_agent("reflexion", QUESTION, llm=ScriptedLLM(replies), env=hotpot_env(),
+                           options=QAAgentOptions(dataset="hotpotqa", prompts="statebound"))
+    assert [e.content for e in ours.trace if e.state == "Eval"][0] == "The proposed answer is incorrect."
 
 
 async def test_cot_self_consistency_samples_k_times_at_temperature_07(continue_with):

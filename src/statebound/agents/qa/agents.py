@@ -22,7 +22,7 @@ from statebound.agents.qa.consistency import (
 )
 from statebound.agents.qa.handlers import QAHandlers
 from statebound.agents.qa.pass_summary import SUMMARY_VARIANTS, SummaryName
-from statebound.agents.qa.prompts import EVALUATIONS, Dataset, PromptSet, few_shot_prompt
+from statebound.agents.qa.prompts import Dataset, PromptSet, few_shot_prompt
 from statebound.agents.qa.summary_choice import require_scoring
 from statebound.contract.converters import trace_of_monitor
 from statebound.envs.qa.env import QAEnvironment
@@ -119,7 +119,7 @@ async def run_style(
     prompt = few_shot_prompt("pass" if style == "pass-no-summary" else style, options.dataset,
                              shots=options.shots, source=options.prompts)
     handlers = QAHandlers(env, llm, prompt, summarize=style != "pass-no-summary", alpha=options.alpha,
-                          summary=SUMMARY_VARIANTS[options.summary], evaluations=EVALUATIONS[options.prompts])
+                          summary=SUMMARY_VARIANTS[options.summary], prompts=options.prompts)
     config = MonitorConfig(
         mode=options.mode,
         chunk_tokens=options.chunk_tokens,

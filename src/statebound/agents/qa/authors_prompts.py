@@ -2,7 +2,8 @@
 
 ``data/prompts/ibm_qa_prompts.json`` holds, as their loader (``src/prompt.py``) cleans them: the
 per-agent instructions and examples of ``data/prompts/hotpot_qa.py`` (six per agent) and
-``data/prompts/gsm8k_main.py``, the summary prompt of ``src/states/toolset.py``, the tool
+``data/prompts/gsm8k_main.py``, the summary prompt of ``src/states/toolset.py``, ReWOO's solver prompt of
+``src/states/solver.py``, the tool
 descriptions of ``src/tools/*.py`` and the LLM tool's prompt (``scripts/extract_ibm_qa_prompts.py``
 rebuilds it). The authors' monitor shows the model ``instructions``, a blank line, the examples
 separated by blank lines, a newline, then the run (``constrained_decoding.py``).
@@ -16,7 +17,13 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["authors_agent_prompt", "authors_llm_tool_prompt", "authors_summary_prompt", "has_authors_prompt"]
+__all__ = [
+    "authors_agent_prompt",
+    "authors_llm_tool_prompt",
+    "authors_solver_prompt",
+    "authors_summary_prompt",
+    "has_authors_prompt",
+]
 
 _TOOLS = {"hotpotqa": ("Search", "Lookup"), "gsm8k": ("Calculator",)}
 
@@ -66,3 +73,11 @@ def authors_summary_prompt(statements: Sequence[str], question: str, goal: str) 
 def authors_llm_tool_prompt(instruction: str) -> str:
     """The prompt of the authors' ``LLM`` tool (ReWOO on HotpotQA) for one action input."""
     return _data()["llm_tool_prompt"].replace("{{action_input}}", instruction)
+
+
+def authors_solver_prompt(question: str, steps: Sequence[tuple[str, str]]) -> str:
+    """``SolverHandler``'s prompt (ReWOO): prefix, format, suffix, then the question and each
+    ``(plan, evidence)`` step as ``Plan:`` and ``Evidence:`` lines, ending with ``Answer:``."""
+    solver = _data()["solver"]
+    lines = "".join(f"Plan: {plan}\nEvidence: {evidence}\n" for plan, evidence in steps)
+    return "\n\n".join((solver["prefix"], solver["format"], solver["suffix"], f"Question: {question}\n{lines}Answer:"))

@@ -9,7 +9,7 @@
   summary or the raw list, whichever the model finds more likely (section 3; see :mod:`.pass_summary`).
 - ``Solver`` (ReWOO): run every planned action (inputs may cite earlier ``#E`` labels; the ``LLM``
   tool of the authors' HotpotQA prompt asks the same model), then ask the model to answer from the
-  plans and their evidence.
+  plans and their evidence (the authors' ``SolverHandler`` prompt, or ours with ``prompts=statebound``).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from statebound.agents.qa.authors_prompts import authors_llm_tool_prompt
+from statebound.agents.qa.authors_prompts import authors_llm_tool_prompt, authors_solver_prompt
 from statebound.agents.qa.pass_summary import SUMMARY_VARIANTS, SummaryVariant
-from statebound.agents.qa.prompts import EVALUATIONS, SOLVER_PROMPT
+from statebound.agents.qa.prompts import EVALUATIONS, SOLVER_PROMPT, PromptSet
 from statebound.agents.qa.summary_choice import choose_observation, score_continuation
 from statebound.envs.qa.env import QAEnvironment, grade_answer
 from statebound.llm.base import LLM, Message, Request, Usage
@@ -31,7 +31,7 @@ from statebound.spec.results import Segment
 __all__ = ["QAHandlers", "planned_actions", "step_actions"]
 
 _LABEL = re.compile(r"#E\d+")
-_SOLVER_TOKENS = 48
+_SOLVER_TOKENS: dict[PromptSet, int] = {"authors": 128, "statebound": 48}  # the authors': LlmGenerationTool's
 _LLM_TOOL_TOKENS = 128  # the authors' LlmGenerationTool
 
 
@@ -83,7 +83,7 @@ class QAHandlers:
     summarize: bool = True
     summary: SummaryVariant = SUMMARY_VARIANTS["authors"]
     alpha: float | None = None  # PASS's length penalty; None: the summary variant's
-    evaluations: tuple[str, str] = EVALUATIONS["authors"]  # Reflexion's (correct, incorrect)
+    prompts: PromptSet = "authors"  # whose texts Reflexion's evaluation and ReWOO's solver use
     usage: Usage = field(default_factory=Usage)
     details: list[list[dict[str, Any]]] = field(default_factory=list)
     choices: dict[str, int] = field(default_factory=lambda: {"summary": 0, "raw": 0})
@@ -127,7 +127,7 @@ class QAHandlers:
         self._begin(request)
         proposed = next((s.text.strip() for s in reversed(request.segments) if s.state == "Prop-Ans"), "")
         score = grade_answer(proposed or None, self.env.item.answer, kind=self.env.kind)
-        correct, incorrect = self.evaluations
+        correct, incorrect = EVALUATIONS[self.prompts]
         return correct if score.success else incorrect
 
     async def summarize_step(self, request: EnvRequest) -> str:
@@ -158,7 +158,7 @@ class QAHandlers:
         self._begin(request)
         rows = planned_actions(request.segments)
         evidence: dict[str, str] = {}
-        lines = []
+        lines, steps = [], []
         for plan, label, tool, argument in rows:
             resolved = _LABEL.sub(lambda m: evidence.get(m.group(), m.group()), argument)
             if tool == "LLM":
@@ -167,8 +167,11 @@ class QAHandlers:
             else:
                 evidence[label] = self._act(tool, resolved)
             lines.append(f"Plan: {plan}\n{label} = {tool}[{resolved}]: {evidence[label]}")
-        answer = await self._ask(
-            SOLVER_PROMPT.format(plans="\n".join(lines), question=request.task), max_tokens=_SOLVER_TOKENS
-        )
+            steps.append((_LABEL.sub(lambda m: evidence.get(m.group(), m.group()), plan), evidence[label]))
+        if self.prompts == "authors":  # src/states/solver.py
+            prompt = authors_solver_prompt(request.task, steps)
+        else:
+            prompt = SOLVER_PROMPT.format(plans="\n".join(lines), question=request.task)
+        answer = await self._ask(prompt, max_tokens=_SOLVER_TOKENS[self.prompts])
         self._note("assistant", answer, kind="solver")
         return answer or "unknown"

@@ -33,12 +33,12 @@ llm_expr = next(a.value for a in llm_cls.body if isinstance(a, ast.Assign) and a
 llm_prompt = eval(compile(ast.Expression(llm_expr), "llm.py", "eval"), {"__builtins__": {}}, {"INP_VAR": "action_input"})
 solver = {t.targets[0].id: ast.literal_eval(t.value) for t in ast.parse(show("src/states/solver.py")).body
           if isinstance(t, ast.Assign) and isinstance(t.targets[0], ast.Name) and t.targets[0].id.startswith("_")}
-styles = ["direct", "cot", "react", "reflexion", "rewoo", "pass"]
+styles = ["direct", "cot", "react", "reflexion", "rewoo", "pass", "pass_list"]
 doc = {
     "source": f"github.com/IBM/llm-agent-framework@{commit}",
     "files": {"summary": "src/states/toolset.py (ToolSetSummarizeHandler)", "hotpotqa": "data/prompts/hotpot_qa.py",
               "gsm8k": "data/prompts/gsm8k_main.py", "solver": "src/states/solver.py", "tools": "src/tools/wiki.py, src/tools/calculator.py, src/tools/llm.py"},
-    "note": "texts as src/prompt.py's loader cleans them (each line stripped); agents pass_list and granite_react left out",
+    "note": "texts as src/prompt.py's loader cleans them (each line stripped); agent granite_react left out",
     "summary": {"prefix": attrs["_PREFIX"], "format": attrs["_FORMAT"], "examples": attrs["_GEN_EXAMPLES"], "suffix": attrs["_SUFFIX"]},
     "llm_tool_prompt": llm_prompt,
     "solver": {"prefix": solver["_PREFIX"], "format": solver["_FORMAT"], "suffix": solver["_SUFFIX"]},

@@ -72,6 +72,13 @@ def test_rewoo_on_hotpot_gets_the_authors_llm_tool_and_gsm8k_the_calculator():
     assert examples_of(few_shot_prompt("cot", "gsm8k")).count("[Question]") == 8
 
 
+def test_pass_no_summary_gets_the_authors_pass_list_prompt():
+    prompt = few_shot_prompt("pass-no-summary", "hotpotqa")
+    assert "[Summary] a summary of the action results as they relate" in prompt  # pass: "a condensed summary"
+    assert "[Summary] (Result 1 / 1) The eastern sector extends into the High Plains" in prompt
+    assert examples_of(prompt).count("[Question]") == 6
+
+
 def test_ours_on_request_and_where_the_authors_wrote_none():
     ours = few_shot_prompt("react", "hotpotqa", source="statebound")
     assert ours.startswith("Solve the question by interleaving") and "Here are some examples." not in ours

@@ -35,7 +35,7 @@ def current_run(request):
     return request.prompt.rsplit("[Question]", 1)[1]
 
 
-@pytest.mark.parametrize("style", ["direct", "cot", "react", "rewoo", "reflexion", "pass"])
+@pytest.mark.parametrize("style", ["direct", "cot", "react", "rewoo", "reflexion", "pass", "pass-no-summary"])
 @pytest.mark.parametrize("dataset", ["hotpotqa", "gsm8k"])
 @pytest.mark.parametrize("source", ["authors", "statebound"])
 def test_few_shot_examples_conform_to_the_bundled_specs(style, dataset, source):

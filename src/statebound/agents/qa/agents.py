@@ -116,8 +116,7 @@ async def run_style(
 ) -> Attempt:
     """One run of one agent style on ``question`` under the decoding monitor."""
     spec = bundled_spec(style)
-    prompt = few_shot_prompt("pass" if style == "pass-no-summary" else style, options.dataset,
-                             shots=options.shots, source=options.prompts)
+    prompt = few_shot_prompt(style, options.dataset, shots=options.shots, source=options.prompts)
     handlers = QAHandlers(env, llm, prompt, summarize=style != "pass-no-summary", alpha=options.alpha,
                           summary=SUMMARY_VARIANTS[options.summary], prompts=options.prompts)
     config = MonitorConfig(

@@ -1,7 +1,8 @@
 """The QA prompt texts of the PASS authors' code (IBM/llm-agent-framework), kept as data.
 
 ``data/prompts/ibm_qa_prompts.json`` holds, as their loader (``src/prompt.py``) cleans them: the
-per-agent instructions and examples of ``data/prompts/hotpot_qa.py`` (six per agent) and
+per-agent instructions and examples of ``data/prompts/hotpot_qa.py`` (six per agent; ``pass_list``
+serves ``pass-no-summary``) and
 ``data/prompts/gsm8k_main.py``, the summary prompt of ``src/states/toolset.py``, ReWOO's solver prompt of
 ``src/states/solver.py``, the tool
 descriptions of ``src/tools/*.py`` and the LLM tool's prompt (``scripts/extract_ibm_qa_prompts.py``
@@ -26,6 +27,7 @@ __all__ = [
 ]
 
 _TOOLS = {"hotpotqa": ("Search", "Lookup"), "gsm8k": ("Calculator",)}
+_NAMES = {"pass-no-summary": "pass_list"}  # the authors' prompt for PASS returning the raw list
 
 
 @cache
@@ -36,7 +38,7 @@ def _data() -> dict[str, Any]:
 
 def has_authors_prompt(style: str, dataset: str) -> bool:
     """Whether the authors wrote a prompt for ``style`` on ``dataset`` (none for GSM8K Reflexion)."""
-    return style in _data().get(dataset, {})
+    return _NAMES.get(style, style) in _data().get(dataset, {})
 
 
 def _tools(style: str, dataset: str) -> list[str]:
@@ -49,7 +51,7 @@ def _tools(style: str, dataset: str) -> list[str]:
 
 def authors_agent_prompt(style: str, dataset: str, *, shots: int | None = None) -> str:
     """Instructions and the first ``shots`` examples (all when ``None``), tool slots filled in."""
-    entry = _data()[dataset][style]
+    entry = _data()[dataset][_NAMES.get(style, style)]
     descriptions = _data()["tools"]
     tools = _tools(style, dataset)
     instructions = (entry["instructions"]

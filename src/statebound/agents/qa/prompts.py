@@ -160,6 +160,7 @@ def few_shot_prompt(
         raise DefinitionError("shots must be 0 or more")
     if source == "authors" and has_authors_prompt(style, dataset):
         return authors_agent_prompt(style, dataset, shots=shots)
+    style = "pass" if style == "pass-no-summary" else style  # ours has one PASS prompt
     header = render_instruction(style)
     if tools and style not in ("direct", "cot"):
         header += TOOL_HELP[dataset]

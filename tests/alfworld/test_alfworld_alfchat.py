@@ -58,6 +58,21 @@ async def test_two_agents_give_up_after_four_failures_or_repeats(replies):
     assert trace.history[-1].content == "Task failed, now reply TERMINATE."
 
 
+@pytest.mark.parametrize("agents", [2, 3])
+async def test_a_reply_containing_terminate_ends_the_chat_without_a_command(agents):
+    replies = ["ACTION: go to countertop 1", "THOUGHT: this seems insolvable. terminate", "ACTION: go to sofa 1"]
+    trace, llm, world = await _chat(agents, replies)
+    assert world.actions == ["go to countertop 1"] and not world.won and len(llm.requests) == 2
+    assert trace.history[-1].content == "TERMINATE"
+
+
+def test_the_hints_are_the_stateflow_repositorys():
+    # ALFWorld/src/tasks/task_desc.json of yiranwu0/StateFlow (AutoGen's put hint has no "safe")
+    assert "shelf/drawer/cabinet/desk/safe." in PROMPTS["hints"]["put"]
+    assert PROMPTS["hints"]["puttwo"].endswith("You can take only **one** object at a time. ")
+    assert "Do not take unnecessary things with you." in PROMPTS["hints"]["examine"]
+
+
 async def test_three_agents_ground_the_opening_and_a_stuck_run():
     replies = ["ACTION: go to countertop 1", "ACTION: go to sofa 1"] * 2 + ["THOUGHT: take it. ACTION: take apple 1 from countertop 1"]
     world = _world()

@@ -119,6 +119,15 @@ async def test_the_runner_gives_up_on_four_failures_or_repeats(replies, actions)
     assert trace.entries[-1].content == "Observation: Task failed, now reply TERMINATE."
 
 
+async def test_a_reply_containing_terminate_ends_the_episode_without_a_command():
+    world = _world("put some apple on sofa", "put", FIND, "move apple 1 to sofa 1")
+    llm = ScriptedLLM(["Object of interest: apple", "Plan: find it.", _act("go to countertop 1"),
+                       "Thought: stuck.\nAction: Terminate", _act("go to sofa 1")])
+    trace = await AuthorsStateFlow(50)(world.task, llm=llm, env=world)
+    assert world.actions == ["go to countertop 1"] and trace.exit_state == "End" and not world.won
+    assert trace.entries[-1].content == "TERMINATE" and len(llm.requests) == 4
+
+
 async def test_each_agent_sends_its_prompt_and_the_conversation_as_one_message():
     world = _world("put some apple on sofa", "put", FIND, "move apple 1 to sofa 1")
     world.max_steps = 1  # the harness gives the game the same limit

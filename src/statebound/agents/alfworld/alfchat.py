@@ -7,7 +7,8 @@ few-shot conversations of the game's type, the first prefixed with ALFChat's bas
 game's executor. The task opens with ``Your task now begins. ``; the executor turns the text after
 ``ACTION:`` into the closest admissible command (:mod:`statebound.agents.alfworld.matching`),
 answers with the bare observation, and calls the game lost after four ``Nothing happens.`` or the
-same command four times in a row; ``... now reply TERMINATE`` ends the chat.
+same command four times in a row; ``... now reply TERMINATE`` ends the chat, and so does a reply
+containing "terminate" (any case, the runner's check: no command is sent).
 
 **3 agents** adds a grounding agent with a commonsense hint for the task type: it speaks first (the
 hint closes the opening message) and again whenever three ``Nothing happens.`` come in a row or the
@@ -33,7 +34,7 @@ from typing import Literal
 
 from statebound.agents.alfworld.matching import closest_command
 from statebound.agents.alfworld.prompts import load_prompts
-from statebound.agents.alfworld.stateflow import run_length
+from statebound.agents.alfworld.stateflow import run_length, terminated
 from statebound.agents.budget import transitions_for
 from statebound.agents.turns import latest_reply
 from statebound.contract.converters import trace_of_flow
@@ -117,6 +118,8 @@ def executor(agents: int) -> Callable[[RunContext], ToolResult]:
     """The game's side of the chat (``ALFAgent._generate_reply_for_assistant``)."""
 
     def turn(ctx: RunContext) -> ToolResult:
+        if (ended := terminated(ctx)) is not None:
+            return ended
         env: AlfworldEnv = ctx.deps
         command = closest_command(latest_reply(ctx), env.admissible_commands(), marker="ACTION:", trigger="ACTION: ")
         result = env.step(command)

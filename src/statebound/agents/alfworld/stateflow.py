@@ -19,7 +19,8 @@ conversation so far (the task, the plan, the states' replies and the game's answ
 per line. The game's side is the authors' runner (:func:`alfworld_turn`): the reply becomes the
 closest admissible command (:mod:`statebound.agents.alfworld.matching`), the answer is
 ``Observation: ...``, and the game is called lost after four ``Nothing happens.`` in a row or the
-same command four times in a row.
+same command four times in a row; a reply containing "terminate" (any case) ends the episode
+without a command, as the authors' runner does.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ WON = "Task success, now reply TERMINATE\n"
 LOST = "Task failed, now reply TERMINATE.\n"
 GIVEN_UP = "Task failed, now reply TERMINATE."  # the runner's early end (no newline, as theirs)
 HOUSEHOLD = "Household setting: "  # how the authors' runner labels the task
+TERMINATED = "TERMINATE"  # the runner's answer to a reply that says terminate (it ends the chat)
 INVALID_RUN, SAME_RUN = 4, 3  # "Nothing happens." 4 times in a row; the same command 4 times in a row
 _STOP = ("Observation:",)
 _AFTER_PICK = {"clean": "Clean", "heat": "Heat", "cool": "Cool", "put": "Put", "puttwo": "Put", "examine": "FindLamp"}
@@ -102,8 +104,19 @@ def _game_turns(ctx: RunContext) -> list[dict[str, object]]:
     return [e.data for e in ctx.history if e.source == "tool" and isinstance(e.data, dict) and "command" in e.data]
 
 
+def terminated(ctx: RunContext) -> ToolResult | None:
+    """The authors' runner (``_generate_reply_for_assistant`` in ``completion_utils.py``,
+    ``chat_utils.py``, ``multichat_utils.py``): a reply containing "terminate" (any case) ends the
+    episode before any command is sent."""
+    if "terminate" not in latest_reply(ctx).lower():
+        return None
+    return ToolResult(TERMINATED, ok=True, data={"ended": True, "terminated": True})
+
+
 def alfworld_turn(ctx: RunContext) -> ToolResult:
     """The authors' ALFWorld agent: send the closest admissible command, answer as their runner does."""
+    if (ended := terminated(ctx)) is not None:
+        return ended
     env: AlfworldEnv = ctx.deps
     command = closest_command(latest_reply(ctx), env.admissible_commands())
     result = env.step(command)
@@ -145,10 +158,11 @@ def _picked_the_object(ctx: RunContext) -> bool:
 _ended = _said("Task success")
 _failed = _said("Task failed")
 _nothing = _said("Nothing happens.")
+_terminated = _said(TERMINATED)
 
 
 def _transitions(state: str, task_type: str) -> list[tuple[Rule, str]]:
-    common: list[tuple[Rule, str]] = [(_ended, "End"), (_failed, "End"), (_nothing, state)]
+    common: list[tuple[Rule, str]] = [(_ended, "End"), (_failed, "End"), (_terminated, "End"), (_nothing, state)]
     if state == "Pick":
         return [*common, (_picked_the_object, _AFTER_PICK[task_type]), (_said("You pick up the"), "WrongPick"),
                 (always(), "Pick")]

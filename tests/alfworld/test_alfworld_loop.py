@@ -60,6 +60,23 @@ async def test_stateact_checks_the_written_state_against_the_tracker(heat_world)
     assert prompt.endswith("action: open fridge 1\nYou open the fridge 1. The fridge 1 is open. In it, you see nothing.\n>")
 
 
+@pytest.mark.parametrize(("identical", "repeated"), [(6, True), (5, False)])
+async def test_stateact_ends_at_five_repetitions_in_a_row(heat_world, identical, repeated):
+    # alfworld_run.py: the fifth reply equal to the one before (the sixth identical) is not sent
+    same = _stateact_reply("starting location", "None", "go to sofa 1")
+    llm = ScriptedLLM([_stateact_reply("starting location", "None", "look"), *[same] * identical,
+                       _stateact_reply("sofa 1", "None", "go to countertop 1")])
+    episode = await play_game(heat_world, llm, StateActPolicy(style=VARIANTS["stateact"]), max_turns=identical + 2)
+    assert episode.repeated is repeated and episode.exit_reason is ExitReason.TURN_LIMIT
+    assert heat_world.actions.count("go to sofa 1") == (5 if repeated else identical)
+    assert len(llm.requests) == identical + 1 + (not repeated)
+
+
+async def test_react_has_no_repetition_stop(heat_world):
+    episode = await play_game(heat_world, ScriptedLLM(["go to sofa 1"] * 7), ReactPolicy(), max_turns=7)
+    assert not episode.repeated and heat_world.actions.count("go to sofa 1") == 7
+
+
 async def test_no_state_ablation_records_no_checks(heat_world):
     replies = [f"goal: put a hot apple in fridge\nthought: None\naction: {a}" for a in HEAT_ACTIONS]
     episode = await play_game(heat_world, ScriptedLLM(replies), StateActPolicy(style=VARIANTS["stateact-no-state"]))

@@ -63,6 +63,9 @@ class TurnPolicy(Protocol):
     @property
     def tracks_state(self) -> bool: ...
 
+    @property
+    def repetition_limit(self) -> int | None: ...
+
     def read(self, reply: str) -> Turn: ...
 
     def append(self, turn: Turn, observation: str) -> str: ...
@@ -75,6 +78,7 @@ class ReactPolicy:
     stop: tuple[str, ...] = ("\n",)
     max_tokens: int = 100
     tracks_state: bool = False
+    repetition_limit: int | None = None
 
     def read(self, reply: str) -> Turn:
         line = next((ln for ln in reply.splitlines() if ln.strip(" >")), "").strip().lstrip(">").strip()
@@ -91,6 +95,9 @@ class ChainPolicy:
     style: ChainOfStates = field(default_factory=ChainOfStates)
     stop: tuple[str, ...] = ("\n\n", "\n>")
     max_tokens: int = 300
+    # StateAct's alfworld_run.py (LIMIT_CURRENT_REPETITIONS): the episode ends, without sending it,
+    # at the fifth reply in a row equal to the one before (six identical cleaned replies)
+    repetition_limit: int | None = 5
 
     @property
     def tracks_state(self) -> bool:
@@ -141,6 +148,7 @@ class LoopEpisode:
     exit_reason: ExitReason = ExitReason.TURN_LIMIT
     turns_dropped: int = 0  # oldest turns left out of the prompt so that it fits the context
     grammar: str | None = None  # every reply's GBNF, when replies are held to a grammar
+    repeated: bool = False  # ended by the policy's repetition limit
 
 
 def _request(llm: LLM, text: str, policy: TurnPolicy, seed: int | None, grammar: str | None) -> Request:
@@ -172,13 +180,19 @@ async def play(
     """Play one episode in ``env`` (already reset) from ``prompt``: at most ``max_turns`` replies,
     ending early when the environment is done. It ends ``FINAL`` when the environment ended it for
     the agent's action, ``TURN_LIMIT`` when the environment's own limit (``info["limit"]``) or
-    ``max_turns`` ended it."""
+    ``max_turns`` ended it, or the policy's repetition limit (``episode.repeated``)."""
     episode = LoopEpisode(prompt=prompt, grammar=grammar)
     transcript: list[str] = []  # one entry per turn, as written back into the prompt
+    repeats = 0  # replies in a row equal to the one before
     for _ in range(max_turns):
         completion = await _complete_within_context(llm, episode, transcript, policy, seed)
         episode.usage = episode.usage + completion.usage
         turn = policy.read(completion.text)
+        previous = episode.turns[-1] if episode.turns else None
+        repeats = repeats + 1 if previous is not None and policy.read(previous.reply).text == turn.text else 0
+        if policy.repetition_limit is not None and repeats == policy.repetition_limit:
+            episode.repeated = True  # exit_reason stays TURN_LIMIT: a limit ended it, not the agent
+            break
         if turn.think:
             record = TurnRecord(completion.text, turn.action, THINK_OBSERVATION, True, True, completion.usage)
             done = False

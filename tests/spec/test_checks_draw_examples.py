@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from statebound.spec import check_spec, load_bundled, parse, to_dot, to_mermaid, validate_examples
+from statebound.spec import BUNDLED, check_spec, load_bundled, parse, to_dot, to_mermaid, validate_examples
 from statebound.spec.examples import check_run, transcript_conforms
 
 
@@ -9,7 +9,7 @@ def _codes(text: str) -> set[str]:
 
 
 def test_bundled_specs_have_no_errors() -> None:
-    for name in ("react", "rewoo", "reflexion", "cot", "direct", "pass"):
+    for name in BUNDLED:
         assert [d for d in check_spec(load_bundled(name)) if d.severity == "error"] == []
 
 
@@ -18,15 +18,15 @@ def test_bundled_specs_pass_their_own_strict_check() -> None:
 
     from statebound.cli.app import app
 
-    for name in ("react", "rewoo", "reflexion", "cot", "direct", "pass"):
+    for name in BUNDLED:
         result = CliRunner().invoke(app, ["spec", "check", name, "--strict"])
         assert result.exit_code == 0 and " 0 error(s), 0 warning(s)" in result.output, result.output
 
 
 def test_unbounded_loop_is_a_note_with_position() -> None:
-    (diagnostic,) = check_spec(load_bundled("react"))
+    (diagnostic,) = check_spec(load_bundled("react-paper"))
     assert (diagnostic.severity, diagnostic.code) == ("info", "unbounded-loop")
-    assert (diagnostic.line, diagnostic.column) == (15, 7)
+    assert (diagnostic.line, diagnostic.column) == (16, 7)
     bounded = parse('(define a (:states (A (:text "[A]")) (B (:text "[B]"))) (:behavior (next (until_3 A B))))')
     assert check_spec(bounded) == []
 
@@ -55,7 +55,7 @@ def test_empty_run_warning() -> None:
 
 
 def test_diagrams_name_every_edge() -> None:
-    spec = load_bundled("react")
+    spec = load_bundled("react-paper")
     mermaid, dot = to_mermaid(spec), to_dot(spec)
     assert mermaid.startswith("stateDiagram-v2") and "n6 --> n1 : [Observation]" in mermaid
     assert 'n1 -> n3 [label="[Final Thought]"]' in dot and "doublecircle" in dot

@@ -118,3 +118,22 @@ def test_missing_sections_and_markers() -> None:
     assert "has no marker" in _error("(define a (:states (A)) (:behavior (next A)))").message
     assert "unterminated string" in _error('(define a (:states (A (:text "[A])))').message
     assert "empty spec" in _error("; only a comment\n").message
+
+
+@pytest.mark.parametrize("name", ["react", "react-paper"])
+def test_react_loop_bound_is_the_authors_five(name: str) -> None:
+    loop = ["Tht", "Act", "Act-Inp", "Obs"]
+    automaton = load_bundled(name).compile()
+    assert automaton.accepts(["Ques", *loop * 5, "Final-Tht", "Ans"])
+    sixth = automaton.accepts(["Ques", *loop * 6, "Final-Tht", "Ans"])
+    assert sixth is (name == "react-paper")  # IBM's react.txt: until_5; the paper's figure: unbounded
+
+
+def test_reflexion_loop_bounds_are_the_authors() -> None:
+    inner = ["Tht", "Act", "Act-Inp", "Obs"]
+    trial = [*inner * 3, "Final-Tht", "Prop-Ans", "Eval", "Ref"]
+    automaton = load_bundled("reflexion").compile()
+    assert automaton.accepts(["Ques", *trial * 2, "Ans"])
+    assert not automaton.accepts(["Ques", *trial * 3, "Ans"])  # until_2
+    assert not automaton.accepts(["Ques", *inner * 4, "Final-Tht", "Prop-Ans", "Eval", "Ref", "Ans"])  # until_3
+    assert load_bundled("reflexion-paper").compile().accepts(["Ques", *trial * 3, "Ans"])

@@ -11,7 +11,10 @@ from statebound.spec.parser import parse
 
 __all__ = ["BUNDLED", "bundled_text", "load_bundled"]
 
-BUNDLED: tuple[str, ...] = ("react", "rewoo", "reflexion", "cot", "direct", "pass")
+BUNDLED: tuple[str, ...] = ("react", "rewoo", "reflexion", "cot", "direct", "pass",
+                            "react-paper", "rewoo-paper", "reflexion-paper", "pass-paper")
+"""``react`` etc. carry the authors' loop bounds (IBM's ``until_5``; Reflexion ``until_2``/``until_3``);
+``react-paper`` etc. the paper's figures, with unbounded ``until``."""
 
 
 def bundled_text(name: str) -> str:
@@ -23,7 +26,7 @@ def bundled_text(name: str) -> str:
 
 
 def load_bundled(name: str) -> Spec:
-    """Parse a bundled spec: react, rewoo, reflexion, cot, direct or pass (parsed once, shared)."""
+    """Parse a bundled spec by name (see :data:`BUNDLED`; parsed once, shared)."""
     return _load(name.lower().removesuffix("-agent"))
 
 

@@ -8,9 +8,9 @@ The text form is appendix E of the StateAct paper, one ``label: value`` line per
     thought: To solve the task, I need to find and take an apple, ...
     action: go to fridge 1
 
-The JSON form is appendix D, one key per line. The paper's example there is not valid JSON (a bare
-``None`` and a missing comma); this writes valid JSON with the same keys and ``"None"`` strings
-for empty values, and reads either. The ablations drop fields: ``no-thought``, ``no-goal`` and
+The JSON form is appendix D's keys as the authors' code writes them (``alfworld_ablation_generator.py``:
+``json.dumps(state, indent=2)``, ``""`` for an empty value). The paper's example is not valid JSON
+(a bare ``None`` and a missing comma); this reads either. The ablations drop fields: ``no-thought``, ``no-goal`` and
 ``no-state`` (location and inventory); ``react-joined`` keeps only the thought and the action
 (StateAct's "ReAct (joined)": thought + action produced at every turn).
 """
@@ -86,8 +86,9 @@ class ChainOfStates:
         """The step as the model should write it (without the leading ``>``)."""
         values = {name: getattr(step, name) for name in self.fields}
         if self.as_json:
-            lines = [f'"{_JSON_KEYS[name]}": {json.dumps(value or "None")}' for name, value in values.items()]
-            return "{" + ",\n".join(lines) + "\n}"
+            empty = (None, "None")  # the examples' data writes an empty value as "None"
+            return json.dumps({_JSON_KEYS[name]: "" if value in empty else value for name, value in values.items()},
+                              indent=2)
         return "\n".join(f"{_LABELS[name]}: {value or 'None'}" for name, value in values.items())
 
     def parse(self, text: str) -> StateStep:

@@ -90,7 +90,8 @@ def stateact_grammar(style: ChainOfStates, names: Iterable[str] | None = None) -
     parts.append(_literal(template))
     excluded = '\\n"\\\\' if style.as_json else "\\n"  # JSON values: no quotes or backslashes
     rules = [f"root ::= {' '.join(part for part in parts if part)}"]
-    rules += [f"{name} ::= [^{excluded}]{{1,{THOUGHT_CHARS if name == 'thought' else FIELD_CHARS}}}"
+    least = 0 if style.as_json else 1  # JSON writes an empty value as ""
+    rules += [f"{name} ::= [^{excluded}]{{{least},{THOUGHT_CHARS if name == 'thought' else FIELD_CHARS}}}"
               for name in style.fields if name != "action"]  # fmt: skip
     return "\n".join([*rules, _action_rules(names)])
 

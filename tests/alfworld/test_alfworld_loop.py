@@ -77,6 +77,17 @@ async def test_react_has_no_repetition_stop(heat_world):
     assert not episode.repeated and heat_world.actions.count("go to sofa 1") == 7
 
 
+async def test_stateact_stops_as_the_authors_run(heat_world):
+    json_reply = '{\n  "goal": "g",\n  "current_location": "x",\n  "current_inventory": "",\n  "thought": "",\n  "action": "look"'
+    episode = await play_game(heat_world, ScriptedLLM([json_reply]), StateActPolicy(style=VARIANTS["stateact-json"]),
+                              max_turns=1)
+    assert episode.turns[0].action == "look" and heat_world.actions == ["look"]
+    text = await play_game(heat_world, ScriptedLLM(["action: look"]), StateActPolicy(), max_turns=1)
+    assert text.turns[0].action == "look"
+    assert StateActPolicy().stop == ("\n\n",)
+    assert StateActPolicy(style=VARIANTS["stateact-json"]).stop == ("}\n", "\n}")
+
+
 async def test_no_state_ablation_records_no_checks(heat_world):
     replies = [f"goal: put a hot apple in fridge\nthought: None\naction: {a}" for a in HEAT_ACTIONS]
     episode = await play_game(heat_world, ScriptedLLM(replies), StateActPolicy(style=VARIANTS["stateact-no-state"]))

@@ -93,8 +93,7 @@ class ChainPolicy:
     """Chain of states: one step per turn (StateAct's appendix E text, or appendix D's JSON)."""
 
     style: ChainOfStates = field(default_factory=ChainOfStates)
-    stop: tuple[str, ...] = ("\n\n", "\n>")
-    max_tokens: int = 300
+    max_tokens: int = 300  # ours: the authors' cap lives in their llamp package, not in the release
     # StateAct's alfworld_run.py (LIMIT_CURRENT_REPETITIONS): the episode ends, without sending it,
     # at the fifth reply in a row equal to the one before (six identical cleaned replies)
     repetition_limit: int | None = 5
@@ -103,7 +102,14 @@ class ChainPolicy:
     def tracks_state(self) -> bool:
         return self.style.tracks_state
 
+    @property
+    def stop(self) -> tuple[str, ...]:
+        """``alfworld_run.py``'s stop sequences: ``"\\n\\n"`` for text steps, ``"}\\n"``/``"\\n}"`` for JSON."""
+        return ("}\n", "\n}") if self.style.as_json else ("\n\n",)
+
     def read(self, reply: str) -> Turn:
+        if self.style.as_json and "}" not in reply:
+            reply = reply.rstrip() + "\n}"  # the stop took the closing brace: put it back, as the authors do
         text = self.style.cut(reply.lstrip().lstrip(">"))
         step = self.style.parse(text)
         return Turn(text, step.action, step=step)

@@ -62,10 +62,26 @@ async def test_auto_asks_the_llm_and_parses_the_role():
     llm = ScriptedLLM(["checker"])
     result = await _chat_flow(lambda last, ctx: next(calls), [writer, checker]).run("t", llm=llm)
     assert result.history[-1].name == "checker"
-    prompt = llm.requests[0].messages[-1].content
-    assert "- writer: writes" in prompt and "- checker: checks" in prompt
+    system, *_, prompt = llm.requests[0].messages
+    # AutoGen 0.2's select_speaker_message_template and select_speaker_prompt_template, word for word
+    assert (system.role, system.content) == ("system", "You are in a role play game. The following roles are available:\n"
+                                             "                writer: writes\nchecker: checks.\n"
+                                             "                Read the following conversation.\n"
+                                             "                Then select the next role from ['writer', 'checker'] to play."
+                                             " Only return the role.")
+    assert (prompt.role, prompt.content) == ("user", "Read the above conversation. Then select the next role from "
+                                             "['writer', 'checker'] to play. Only return the role.")
     assert [c.kind for c in result.calls] == ["speaker"]
     assert [e.how for e in result.events if isinstance(e, SpeakerSelected)] == ["auto"]
+
+
+async def test_auto_prompt_statebound_keeps_our_question():
+    writer, checker = _roles()
+    calls = iter([AUTO, None])
+    llm = ScriptedLLM(["checker"])
+    await _chat_flow(lambda last, ctx: next(calls), [writer, checker], auto_prompt="statebound").run("t", llm=llm)
+    prompt = llm.requests[0].messages[-1].content
+    assert prompt.startswith("Who should speak next?") and "- writer: writes" in prompt and "- checker: checks" in prompt
 
 
 async def test_auto_falls_back_to_next_role_in_order():

@@ -83,15 +83,28 @@ GRAPH = {"a": ["b"], "b": ["a", "c"], "c": []}
 
 
 async def test_methods_choose_among_the_allowed_roles_only():
-    result = await _flow(_for_rounds(ROUND_ROBIN, 6), _roles("a", "b", "c"), allowed_transitions=GRAPH).run("t")
-    # a -> b (only b allowed), b -> c (round robin after b), c -> nobody: the chat ends
-    assert [r for r, _ in _speakers(result)] == ["a", "b", "c"] and result.exit_state == "End"
-    llm = ScriptedLLM(["c"])
+    llm = ScriptedLLM(["c", "b"])
+    picked = iter(["a", AUTO, AUTO, AUTO, None])
+    result = await _flow(lambda last, ctx: next(picked), _roles("a", "b", "c"), allowed_transitions=GRAPH).run("t", llm=llm)
+    # a -> b: the only allowed role, no model call (AutoGen); b -> a or c: the model says c;
+    # c -> nobody allowed: every role is considered (AutoGen), the model says b
+    assert _speakers(result) == [("a", "function"), ("b", "only"), ("c", "auto"), ("b", "auto")]
+    first = llm.requests[0].messages[-1].content
+    assert "['a', 'c']" in first and "'b'" not in first
+    assert "['a', 'b', 'c']" in llm.requests[1].messages[-1].content
+
+
+async def test_one_eligible_speaker_makes_no_model_call():
+    llm = ScriptedLLM([])
     picked = iter(["a", AUTO, None])
     result = await _flow(lambda last, ctx: next(picked), _roles("a", "b", "c"), allowed_transitions=GRAPH).run("t", llm=llm)
-    options = llm.requests[0].messages[-1].content
-    assert "- b: the b" in options and "- a:" not in options and "- c:" not in options
-    assert _speakers(result) == [("a", "function"), ("b", "fallback")]  # "c" is not allowed after a
+    assert _speakers(result) == [("a", "function"), ("b", "only")] and llm.requests == []
+
+
+async def test_a_sink_of_the_graph_ends_the_chat():
+    result = await _flow(_for_rounds(ROUND_ROBIN, 6), _roles("a", "b", "c"), allowed_transitions={"a": ["b"], "b": ["c"]}).run("t")
+    # c is not in the graph: AutoGen's NoEligibleSpeaker, the chat ends
+    assert [r for r, _ in _speakers(result)] == ["a", "b", "c"] and result.exit_state == "End"
 
 
 async def test_a_function_that_breaks_the_graph_stops_the_run():

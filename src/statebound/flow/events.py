@@ -64,14 +64,15 @@ class MessageAdded:
 @dataclass(frozen=True, slots=True)
 class SpeakerSelected:
     """A group chat picked ``role`` to speak next; ``how`` is ``function`` or the method that
-    picked it (``auto``, ``manual``, ``random``, ``round_robin``), ``fallback`` when ``auto``'s
+    picked it (``auto``, ``manual``, ``random``, ``round_robin``), ``only`` when the graph allowed one role
+    (AutoGen returns it without selecting), ``fallback`` when ``auto``'s
     answer named no role; ``choice`` records an ``auto`` pick made by a chooser (method,
     candidates, scores)."""
 
     kind: ClassVar[str] = "speaker_selected"
     state: str
     role: str
-    how: Literal["function", "auto", "manual", "random", "round_robin", "fallback"]
+    how: Literal["function", "only", "auto", "manual", "random", "round_robin", "fallback"]
     choice: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:

@@ -21,7 +21,9 @@ method name or a function ``fn(last_speaker, ctx)``; each round the function ret
 ``allowed_transitions`` is the transition graph (AutoGen's allowed speaker transitions): which
 roles may speak after which. It is checked: a function that picks a role the graph does not allow
 after the last speaker stops the run with a :class:`~statebound.errors.DefinitionError` naming the
-transition, and the methods choose among the allowed roles only (none allowed: the chat ends). The
+transition, and the methods choose among the allowed roles only, as AutoGen 0.2 does: the only
+allowed role speaks without running the method (``how="only"``), a role the graph allows nobody after
+lets every role be considered, and a role the graph does not list (a sink) ends the chat. The
 first speaker is free. A role speaking is one round; more than ``max_rounds`` rounds stops the run
 (``TURN_LIMIT``).
 """
@@ -54,6 +56,16 @@ Method = Literal["auto", "manual", "random", "round_robin"]
 METHODS: tuple[Method, ...] = ("auto", "manual", "random", "round_robin")
 MANUAL_ATTEMPTS = 3  # answers naming no role before a manual pick falls back to auto (as AutoGen)
 Ask = Callable[[str], "str | Awaitable[str]"]
+AutoPrompt = Literal["autogen", "statebound"]
+# AutoGen 0.2 (v0.2.35) GroupChat.select_speaker_message_template and select_speaker_prompt_template,
+# verbatim (autogen/agentchat/groupchat.py), indentation included
+AUTOGEN_SELECT_SPEAKER_MESSAGE = """You are in a role play game. The following roles are available:
+                {roles}.
+                Read the following conversation.
+                Then select the next role from {agentlist} to play. Only return the role."""
+AUTOGEN_SELECT_SPEAKER_PROMPT = (
+    "Read the above conversation. Then select the next role from {agentlist} to play. Only return the role."
+)
 
 
 class Role:
@@ -85,9 +97,10 @@ SpeakerSelector = Callable[
 class GroupChat:
     """An output function that lets ``roles`` take turns as ``select_speaker`` decides (module
     docstring); ``llm`` answers ``auto`` picks, ``ask`` asks a person for ``manual`` ones, ``seed``
-    fixes the ``random`` draws, ``auto_method`` says how ``auto`` picks are made."""
+    fixes the ``random`` draws, ``auto_method`` says how ``auto`` picks are made and ``auto_prompt``
+    with whose words (AutoGen 0.2's, the default, or ours)."""
 
-    __slots__ = ("_allowed", "_by_name", "_draw", "ask", "auto_method", "llm", "max_rounds", "roles",
+    __slots__ = ("_allowed", "_by_name", "_draw", "ask", "auto_method", "auto_prompt", "llm", "max_rounds", "roles",
                  "select_speaker")
 
     def __init__(
@@ -101,6 +114,7 @@ class GroupChat:
         ask: Ask | None = None,
         seed: int = 0,
         auto_method: TransitionMethod = "text",
+        auto_prompt: AutoPrompt = "autogen",
     ) -> None:
         if not roles:
             raise DefinitionError("GroupChat needs at least one Role")
@@ -121,6 +135,7 @@ class GroupChat:
         if auto_method != TEXT:
             check_method(auto_method, where="GroupChat auto_method")
         self.auto_method = auto_method
+        self.auto_prompt = auto_prompt
         self.roles = tuple(roles)
         self.select_speaker = select_speaker
         self.max_rounds = max_rounds
@@ -147,11 +162,15 @@ class GroupChat:
         return "GroupChat(" + ", ".join(r.name for r in self.roles) + ")"
 
     def allowed_after(self, last: Role | None) -> tuple[Role, ...]:
-        """The roles that may speak after ``last`` (every role first, or without a graph)."""
+        """The roles that may speak after ``last``, filtered as AutoGen 0.2's GroupChat does: every
+        role first or without a graph; nobody after a role the graph does not list (a sink: the chat
+        ends); every role when the graph lists ``last`` but allows nobody in the group."""
         if last is None or self._allowed is None:
             return self.roles
-        allowed = set(self._allowed.get(last.name, ()))
-        return tuple(r for r in self.roles if r.name in allowed)
+        if last.name not in self._allowed:
+            return ()
+        allowed = set(self._allowed[last.name])
+        return tuple(r for r in self.roles if r.name in allowed) or self.roles
 
     async def run(self, ctx: RunContext) -> None:
         last: Role | None = None
@@ -185,8 +204,11 @@ class GroupChat:
         how, choice = "function", None
         if isinstance(picked, str) and picked in METHODS:
             if not candidates:
-                return None  # the graph allows nobody after the last speaker: the chat ends
-            picked, how, choice = await self._by_method(picked, last, candidates, ctx)  # type: ignore[arg-type]
+                return None  # the last speaker is a sink of the graph: the chat ends
+            if len(candidates) == 1:  # AutoGen returns the only eligible speaker without selecting
+                picked, how = candidates[0], "only"
+            else:
+                picked, how, choice = await self._by_method(picked, last, candidates, ctx)  # type: ignore[arg-type]
         role = picked if isinstance(picked, Role) else self._by_name.get(str(picked)) if isinstance(picked, str) else None
         if role is None or self._by_name.get(role.name) is not role:
             raise DefinitionError(
@@ -233,16 +255,22 @@ class GroupChat:
                 return named
         return None
 
+    def _auto_messages(self, candidates: tuple[Role, ...], ctx: RunContext) -> tuple[Message, ...]:
+        """The conversation framed for an ``auto`` pick: AutoGen 0.2's ``select_speaker_msg`` as a
+        system message and its ``select_speaker_prompt`` after the conversation (``auto_prompt="autogen"``),
+        or one question of ours after it (``"statebound"``)."""
+        if self.auto_prompt == "autogen":
+            names = str([r.name for r in candidates])
+            system = AUTOGEN_SELECT_SPEAKER_MESSAGE.format(roles=_roles_text(candidates), agentlist=names)
+            return (Message("system", system), *ctx.messages(),
+                    Message("user", AUTOGEN_SELECT_SPEAKER_PROMPT.format(agentlist=names)))
+        options = "\n".join(f"- {r.name}: {r.description}" if r.description else f"- {r.name}" for r in candidates)
+        question = f"Who should speak next?\nRoles:\n{options}\nAnswer with exactly one role name and nothing else."
+        return (*ctx.messages(), Message("user", question))
+
     async def _auto(self, last: Role | None, candidates: tuple[Role, ...],
                     ctx: RunContext) -> tuple[Role, str, Mapping[str, Any] | None]:
-        options = "\n".join(
-            f"- {r.name}: {r.description}" if r.description else f"- {r.name}" for r in candidates
-        )
-        question = (
-            f"Who should speak next?\nRoles:\n{options}\n"
-            "Answer with exactly one role name and nothing else."
-        )
-        messages = ctx.messages() + (Message("user", question),)
+        messages = self._auto_messages(candidates, ctx)
         names = tuple(r.name for r in candidates)
         if self.auto_method != TEXT:
             chooser = Chooser(self.auto_method, "speaker", self.llm, call="speaker")  # type: ignore[arg-type]
@@ -253,6 +281,11 @@ class GroupChat:
         if name is not None:
             return self._by_name[name], "auto", None
         return _after(last, self.roles, candidates), "fallback", None
+
+
+def _roles_text(roles: tuple[Role, ...]) -> str:
+    """AutoGen's ``_participant_roles``: ``name: description`` a line."""
+    return "\n".join(f"{r.name}: {r.description}".strip() for r in roles)
 
 
 def _after(last: Role | None, roles: tuple[Role, ...], candidates: tuple[Role, ...]) -> Role:

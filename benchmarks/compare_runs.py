@@ -7,7 +7,8 @@ successes before and after, the tasks solved only before and only after, the tas
 differ (what was chosen at each pick, among which candidates: a rewrite that keeps the machine's
 behaviour changes none; a seeded random control must change none), and the mean prompt tokens and
 model calls per episode before and after (a change that keeps every pick may still call the model
-less). Used for the scoped machines' rewrites: the
+less), the mean reward and turns, and in how many tasks the model's replies differ (a prompt
+change shows there first). Used for the scoped machines' rewrites and the #37 re-runs: the
 records under benchmarks/records/ are BEFORE, a fresh run of the same command is AFTER.
 """
 
@@ -37,6 +38,11 @@ def choices_of(result: EpisodeResult) -> list[tuple[object, ...]]:
             for entry in result.trajectory if isinstance(c := entry.get("choice"), dict)]
 
 
+def replies_of(result: EpisodeResult) -> list[str]:
+    """The model's replies of an episode, in order."""
+    return [str(entry.get("content", "")) for entry in result.trajectory if entry.get("source") == "llm"]
+
+
 def mean(values: Iterable[float]) -> float:
     values = list(values)
     return sum(values) / len(values) if values else 0.0
@@ -58,6 +64,10 @@ def compare(before: Path, after: Path, agents: list[str]) -> None:
         print(f"  solved only after:  {', '.join(only_after) or 'none'}")
         differ = [task for task, seed in shared if choices_of(a[(task, seed)]) != choices_of(b[(task, seed)])]
         print(f"  choices differ in {len(differ)} tasks{': ' + ', '.join(differ) if differ else ''}")
+        rewritten = sum(replies_of(a[k]) != replies_of(b[k]) for k in shared)
+        print(f"  replies differ in {rewritten} of {len(shared)} tasks; reward before "
+              f"{mean(a[k].reward for k in shared):.4f}, after {mean(b[k].reward for k in shared):.4f}; turns before "
+              f"{mean(a[k].turns for k in shared):.2f}, after {mean(b[k].turns for k in shared):.2f}")
         print(f"  prompt tokens per episode: before {mean(a[k].prompt_tokens for k in shared):.0f}, "
               f"after {mean(b[k].prompt_tokens for k in shared):.0f}; model calls per episode: before "
               f"{mean(a[k].llm_calls for k in shared):.2f}, after {mean(b[k].llm_calls for k in shared):.2f}")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 HEAVY = ("openai", "llama_cpp", "numpy", "scipy", "sklearn", "matplotlib", "ray", "langgraph",
-         "textworld")
+         "textworld", "opentelemetry")
 STATEBOUND = Path(sys.executable).with_name("statebound")
 
 
@@ -60,3 +60,23 @@ def test_installed_script_help_is_light() -> None:
                 if row.startswith("import time:")}
     assert "statebound.cli.app" in imported  # the log is really there
     assert sorted(m for m in imported if m.split(".")[0] in HEAVY) == []
+
+
+def test_runs_without_tracing_import_no_opentelemetry(tmp_path: Path) -> None:
+    """Tracing is off unless asked for: a flow run and a benchmark run leave OpenTelemetry unloaded."""
+    code = f"""
+import os
+for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
+    os.environ.pop(name, None)
+from statebound.examples.arithmetic import EXAMPLE_TASK, flow
+from statebound.llm.testing import ScriptedLLM
+assert flow.run_sync(EXAMPLE_TASK, llm=ScriptedLLM(["Expression: 3*12-5"])).exit_state == "End"
+sys.argv = ["statebound", "eval", "toy", "-a", "direct", "-m", "function:statebound.benchmarks.toy:oracle",
+            "--limit", "1", "--no-progress", "--no-plots", "--out", {str(tmp_path / "run")!r}]
+from statebound.cli.app import app
+try:
+    app()
+except SystemExit as done:
+    assert done.code == 0, done.code
+"""
+    assert [m for m in heavy_modules_after(code) if m.startswith("opentelemetry")] == []

@@ -33,6 +33,7 @@ from statebound.exits import ExitReason
 from statebound.flow.choosers import ChoiceMethod, resolve
 from statebound.llm.base import LLM, Completion, LLMWrapper, Request
 from statebound.llm.usage import UsageMeter
+from statebound.telemetry import active as active_tracing
 
 __all__ = ["RUN_STOPPING", "BudgetedLLM", "Episode", "check_agent", "run_episode"]
 
@@ -108,7 +109,24 @@ async def run_episode(
     llm: LLM,
     limits: EpisodeLimits,
 ) -> EpisodeResult:
-    """Run ``episode``; always returns a result (a crashed episode carries ``error``)."""
+    """Run ``episode``; always returns a result (a crashed episode carries ``error``). While
+    tracing is on (:mod:`statebound.telemetry`) it runs inside an episode span."""
+    tracing = active_tracing()
+    if tracing is None:
+        return await _run_episode(benchmark, agents, episode, llm=llm, limits=limits)
+    return await tracing.episode(
+        benchmark.name, lambda traced: _run_episode(benchmark, agents, episode, llm=traced, limits=limits), llm,
+        task=episode.task.id, agent=episode.agent, model=episode.model, seed=episode.seed)
+
+
+async def _run_episode(
+    benchmark: Benchmark[Any],
+    agents: Mapping[str, AgentSpec[Any]],
+    episode: Episode,
+    *,
+    llm: LLM,
+    limits: EpisodeLimits,
+) -> EpisodeResult:
     spec = agents[episode.agent]
     check_agent(benchmark, episode.agent, spec, llm)
     max_turns = limits.max_turns if limits.max_turns is not None else benchmark.default_max_turns

@@ -11,6 +11,7 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from statebound.bench.executors import Executor
@@ -20,6 +21,7 @@ from statebound.bench.store import RunStore
 from statebound.contract.benchmark import Task
 from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError
+from statebound.telemetry import active as active_tracing
 
 __all__ = ["RunOutcome", "run_episodes"]
 
@@ -99,18 +101,21 @@ async def run_episodes(
                 result = await executor.run(plan, limits=config.limits)
                 await commits.add(result, plan.position)
 
-        running = [asyncio.ensure_future(run_one(plan)) for plan in todo]
-        try:
-            await asyncio.gather(*running)
-        except BaseException:
-            # an error that is not an episode's own (see run_episode): stop the other episodes;
-            # what finished is stored, so --resume continues once the cause is fixed
-            for episode in running:
-                episode.cancel()
-            await asyncio.gather(*running, return_exceptions=True)
-            raise
-        finally:
-            commits.flush()
+        tracing = active_tracing()
+        with (tracing.run(config.benchmark, agents=config.agents, models=[m.name for m in config.models],
+                          episodes=len(todo)) if tracing else nullcontext()):  # the episodes' parent span
+            running = [asyncio.ensure_future(run_one(plan)) for plan in todo]
+            try:
+                await asyncio.gather(*running)
+            except BaseException:
+                # an error that is not an episode's own (see run_episode): stop the other episodes;
+                # what finished is stored, so --resume continues once the cause is fixed
+                for episode in running:
+                    episode.cancel()
+                await asyncio.gather(*running, return_exceptions=True)
+                raise
+            finally:
+                commits.flush()
     return RunOutcome(
         planned=len(plans),
         skipped=len(plans) - len(todo),

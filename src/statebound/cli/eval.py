@@ -11,6 +11,7 @@ import typer
 from typer.core import TyperCommand
 
 from statebound.cli.app import app
+from statebound.cli.otel import otel_option, start_tracing
 
 if TYPE_CHECKING:
     from statebound.bench.plan import RunConfig
@@ -59,6 +60,7 @@ def eval_command(
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the plots."),
     list_agents: bool = typer.Option(False, "--list-agents", help="List BENCHMARK's agents and options, then exit."),
     wide: bool = typer.Option(False, "--wide", help="Print each table whole, however wide (default: fitted to the terminal)."),
+    otel: bool = otel_option(),
 ) -> None:
     """Run BENCHMARK and write the store, results.jsonl, trajectories, report and plots into --out.
 
@@ -106,6 +108,7 @@ def eval_command(
         raise typer.BadParameter(f"--timeout must be more than 0 seconds, got {timeout:g}")
     chosen = any(value is not None for value in (tasks, hardness, task_type, stratified, limit))
     out_dir = out or _default_out(benchmark)
+    start_tracing(otel)
     config = None
     with SignalStop() as stop:
         try:

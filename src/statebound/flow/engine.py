@@ -26,6 +26,7 @@ from statebound.flow.context import PauseRun, RunContext, Snapshot, StopRun
 from statebound.flow.events import BudgetHit, StateEntered, TokenDelta, TransitionTaken
 from statebound.flow.listeners import Event, EventCallback, Listeners, RunFinished, sinks_of
 from statebound.flow.machine import Machine
+from statebound.flow.observers import observe_run
 from statebound.flow.result import ExitReason, RunResult
 from statebound.flow.states import Edge
 from statebound.llm.base import LLM, Usage
@@ -75,7 +76,8 @@ async def execute(
     if not isinstance(task, str):
         raise DefinitionError(f"task must be a string, got {type(task).__name__}")
     _check_models(machine, llm)
-    sinks = sinks_of(on_event)
+    observers, llm = observe_run(machine.name, llm)  # tracing, when on
+    sinks = sinks_of(on_event) + observers
     listeners = Listeners(sinks, record_events) if (sinks or record_events) else None
     emit = listeners.pending.append if listeners is not None else None
     ctx: RunContext[Any] = RunContext(flow=machine, task=task, deps=deps, llm=llm, emit=emit, cost=_pricing(),

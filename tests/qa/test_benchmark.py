@@ -34,7 +34,8 @@ async def test_hotpot_episode_reports_em_f1_and_monitor_counts():
     llm = ScriptedLLM(
         [
             "Thought] Search it.\n[Action] Search\n[Action Input] VIVA Media\n[Observation]",
-            "Answer] too early",  # [Answer] may not follow an observation: cut and corrected
+            "Answer] too early",  # [Answer] may not follow an observation: cut, [Thought] forced
+            " Look it up.\n[Action] Lookup\n[Action Input] GmbH\n[Observation]",
             "Final Thought] GmbH.\n[Answer] Gesellschaft mit beschränkter\n",
         ],
         capabilities=CAPS,

@@ -181,12 +181,23 @@ async def test_react_counts_monitor_corrections():
     llm = ScriptedLLM(
         [
             "Answer] too early",  # after the question only [Thought] or [Final Thought] may come
+            " Search it.\n[Action] Search\n[Action Input] Arthur's Magazine",  # after the forced [Thought]
             "Final Thought] I know it.\n[Answer] Arthur's Magazine\n",
         ]
     )
     attempt = await run_agent("react", QUESTION, llm=llm, env=hotpot_env(), options=HOTPOT)
     assert attempt.answer == "Arthur's Magazine"
     assert attempt.meta["violations"] >= 1 and attempt.meta["corrections"] >= 1
+
+
+@pytest.mark.parametrize(("correction", "after_violation"), [("authors", "[Thought]"), ("paper", "[")])
+async def test_the_monitors_correction_is_an_option(correction, after_violation):
+    # -O correction=authors (IBM's monitor, the default) forces the first valid state's marker after
+    # the wrong [Answer]; correction=paper prefixes the common part of [Thought] and [Final Thought]
+    llm = ScriptedLLM(["Answer] too early", *["Final Thought] I know it.\n[Answer] Arthur's Magazine\n"] * 9])
+    options = QAAgentOptions(dataset="hotpotqa", correction=correction)
+    await run_agent("react", QUESTION, llm=llm, env=hotpot_env(), options=options)
+    assert llm.requests[1].prompt.endswith(f"[Question] {QUESTION}\n{after_violation}")
 
 
 REWOO_PLAN = ("Plan] Search the first.\n[Action Label] #E1\n[Action] Search\n[Action Input] Arthur's Magazine\n"

@@ -1,6 +1,14 @@
 from __future__ import annotations
 
-from statebound.spec import BUNDLED, check_spec, load_bundled, parse, to_dot, to_mermaid, validate_examples
+from statebound.spec import (
+    BUNDLED,
+    check_spec,
+    load_bundled,
+    parse,
+    to_dot,
+    to_mermaid,
+    validate_examples,
+)
 from statebound.spec.examples import check_run, transcript_conforms
 
 

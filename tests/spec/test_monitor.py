@@ -7,7 +7,7 @@ import pytest
 from statebound.errors import ContextOverflow, DefinitionError, UnsupportedFeature
 from statebound.llm.base import Capabilities, Choice, Request
 from statebound.llm.testing import FunctionLLM, ScriptedLLM
-from statebound.spec import Monitor, MonitorConfig, load_bundled
+from statebound.spec import Monitor, MonitorConfig, load_bundled, validate_examples
 
 SPEC = load_bundled("react")
 
@@ -18,7 +18,8 @@ def calculator(request) -> str:  # an env handler: reads the last action input
 
 
 def monitor(llm, **config) -> Monitor:
-    return Monitor(SPEC, llm=llm, env={"Obs": calculator}, config=MonitorConfig(**config))
+    """The paper's correction unless told otherwise (the authors' has its own tests below)."""
+    return Monitor(SPEC, llm=llm, env={"Obs": calculator}, config=MonitorConfig(**{"correction": "paper", **config}))
 
 
 async def test_clean_run_needs_one_call_per_tool_step() -> None:
@@ -246,3 +247,65 @@ async def test_readable_puts_a_space_after_a_marker_the_model_ran_into() -> None
     assert "[Thought] I need 3*7.\n[Action] Calculator\n[Action Input] 3*7" in result.readable
     assert result.readable.endswith("[Final Thought] 21.\n[Answer] 21")
     assert result.readable.replace(" ", "") == result.transcript.replace(" ", "")  # only spaces added
+
+
+# -- the authors' correction (IBM's ApiDecodingMonitor, the default) --------------------------
+
+
+def authors_monitor(llm) -> Monitor:
+    return Monitor(SPEC, llm=llm, env={"Obs": calculator})
+
+
+async def test_the_authors_correction_forces_the_first_valid_state_whole() -> None:
+    llm = ScriptedLLM([
+        "Thought] I will just answer. [Answer] 42\n",  # Ans may not follow Tht
+        " Calculator\n[Action Input] 3*7",
+        "Final Thought] 21.\n[Answer] 21",
+    ])
+    result = await authors_monitor(llm).run("What is 3 * 7?")
+    assert MonitorConfig().correction == "authors"
+    assert [(c.reason, c.prefix) for c in result.corrections] == [("boundary", "["), ("forced", "[Action]"),
+                                                                  ("boundary", "[")]
+    assert llm.requests[1].prompt.endswith("[Thought] I will just answer. [Action]")
+    assert result.conforms and result.content("Ans") == "21"
+
+
+async def test_the_authors_prefix_comes_only_after_the_task_and_environment_input() -> None:
+    # the paper's monitor would add "[" after the Action's content too (a boundary the model
+    # reaches itself); the authors' adds it after the question and after each observation only
+    llm = ScriptedLLM([
+        "Thought] I need 3*7.\n[Action] Calculator\n[Action Input] 3*7\n[Observation] (hallucinated)",
+        "Final Thought] It is 21.\n[Answer] 21\n",
+    ])
+    result = await authors_monitor(llm).run("What is 3 * 7?")
+    assert [c.reason for c in result.corrections] == ["boundary", "boundary"]
+    assert llm.requests[0].prompt.endswith("[Question] What is 3 * 7?\n[")
+    assert llm.requests[1].prompt.endswith("[Observation] 21\n[")
+
+
+async def test_a_wrong_state_among_two_valid_ones_gets_the_first_whole_not_their_common_prefix() -> None:
+    # after an observation both [Thought] and [Final Thought] may follow; the model writes
+    # [Answer]: the paper's monitor cuts it and prefixes "[", the authors' forces [Thought]
+    replies = ["Thought] need it\n[Action] Calculator\n[Action Input] 2+2", "Answer] 4",
+               *["Final Thought] 4.\n[Answer] 4"] * 24]  # the rest: whatever the run needs to end
+    authors_llm, paper_llm = ScriptedLLM(list(replies)), ScriptedLLM(list(replies))
+    authors = await authors_monitor(authors_llm).run("2+2?")
+    paper = await monitor(paper_llm).run("2+2?")
+    assert [(c.reason, c.prefix) for c in authors.corrections][2] == ("forced", "[Thought]")
+    assert authors_llm.requests[2].prompt.endswith("[Observation] 4\n[Thought]")
+    assert [(c.reason, c.prefix) for c in paper.corrections][2] == ("violation", "[")
+    assert paper_llm.requests[2].prompt.endswith("[Observation] 4\n[")
+
+
+def test_an_unknown_correction_is_refused() -> None:
+    with pytest.raises(DefinitionError, match="use authors or paper"):
+        MonitorConfig(correction="both")  # type: ignore[arg-type]
+
+
+def test_examples_are_validated_without_loop_counts_unless_asked() -> None:
+    # six Thought/Action/Observation rounds: more than react's until_5 lets a run make
+    steps = "".join(f"[Thought] t{i}\n[Action] Calculator\n[Action Input] 2+2\n[Observation] 4\n" for i in range(6))
+    example = f"[Question] q\n{steps}[Final Thought] f\n[Answer] 4\n"
+    assert validate_examples(SPEC, example) == []  # as the authors' monitor checks examples
+    (deviation,) = validate_examples(SPEC, example, loop_bounds=True)
+    assert deviation.found == "Tht" and "Final Thought" in deviation.message

@@ -19,6 +19,7 @@ from statebound.envs.qa.calculator import calculate
 from statebound.errors import DefinitionError
 from statebound.llm.base import LLM, Request
 from statebound.spec import (
+    CorrectionStyle,
     EnvHandler,
     EnvRequest,
     Mode,
@@ -87,7 +88,7 @@ async def run_spec_agent(
     name: str, question: str, *, llm: LLM, tools: Mapping[str, Tool] | None = None,
     mode: Mode = "posthoc", prompt: str | None = None,
     dataset: Literal["gsm8k", "hotpotqa"] = "gsm8k", evaluate: Callable[[str], bool] | None = None,
-    chunk_tokens: int = 96, max_calls: int = 12, seed: int | None = None,
+    chunk_tokens: int = 96, max_calls: int = 12, seed: int | None = None, correction: CorrectionStyle = "authors",
 ) -> MonitorResult:
     """Answer ``question`` with the bundled spec ``name`` (react, rewoo, reflexion, cot, direct, pass).
 
@@ -97,7 +98,7 @@ async def run_spec_agent(
     spec = load_bundled(name)
     handlers = tool_handlers(tools if tools is not None else default_tools(), llm=llm, evaluate=evaluate)
     used = {s.name for s in spec.env_states}
-    config = MonitorConfig(mode=mode, chunk_tokens=chunk_tokens, max_calls=max_calls, seed=seed)
+    config = MonitorConfig(mode=mode, chunk_tokens=chunk_tokens, max_calls=max_calls, seed=seed, correction=correction)
     monitor = Monitor(spec, llm=llm, env={k: v for k, v in handlers.items() if k in used}, config=config)
     text = prompt if prompt is not None else few_shot_prompt(name.lower(), dataset)
     return await monitor.run(question, prompt=text)

@@ -109,6 +109,7 @@ def validate_examples_command(
     file: str = typer.Argument(..., help="Spec file or bundled spec name."),
     prompt: Path = typer.Argument(..., help="Text file holding the few-shot prompt."),
     closed: bool = typer.Option(False, "--closed", help="The last example must be complete too."),
+    loop_bounds: bool = typer.Option(False, "--loop-bounds", help="Hold the spec's loop counts (until_5) against the examples too (the authors' monitor does not)."),
 ) -> None:
     """Check that every example in a few-shot prompt follows the spec; report where one deviates.
 
@@ -119,7 +120,8 @@ def validate_examples_command(
     if not prompt.exists():
         typer.echo(f"error: no prompt file {str(prompt)!r}", err=True)
         raise typer.Exit(2)
-    deviations = validate_examples(spec, prompt.read_text(encoding="utf-8"), last_may_be_open=not closed)
+    deviations = validate_examples(spec, prompt.read_text(encoding="utf-8"), last_may_be_open=not closed,
+                                   loop_bounds=loop_bounds)
     for deviation in deviations:
         typer.echo(f"{prompt}:{deviation.line}:{deviation.column}: {deviation}")
     typer.echo(f"{len(deviations)} deviation(s)")

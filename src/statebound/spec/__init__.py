@@ -16,7 +16,14 @@ from statebound.spec.grammar import to_gbnf
 from statebound.spec.library import BUNDLED, bundled_text, load_bundled
 from statebound.spec.markers import MarkerIndex, common_prefix
 from statebound.spec.model import Always, Formula, Next, Or, Spec, StateDef, StateRef, Until, render
-from statebound.spec.monitor import EnvHandler, EnvRequest, Mode, Monitor, MonitorConfig
+from statebound.spec.monitor import (
+    CorrectionStyle,
+    EnvHandler,
+    EnvRequest,
+    Mode,
+    Monitor,
+    MonitorConfig,
+)
 from statebound.spec.parser import parse, parse_formula
 from statebound.spec.results import Correction, MonitorResult, Segment, Violation
 
@@ -31,6 +38,7 @@ __all__ = [
     "EnvRequest",
     "Formula",
     "MarkerIndex",
+    "CorrectionStyle",
     "Mode",
     "Monitor",
     "MonitorConfig",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -99,6 +99,19 @@ def render(formula: Formula) -> str:
     raise TypeError(f"not a formula: {formula!r}")
 
 
+def unbounded(formula: Formula) -> Formula:
+    """``formula`` with every ``until`` loop count lifted (``until_5`` read as ``until``): how the
+    authors' monitor validates few-shot examples (``disable_count_limits``)."""
+    match formula:
+        case Next(parts=parts) | Or(parts=parts):
+            return replace(formula, parts=tuple(unbounded(p) for p in parts))
+        case Until(body=body, end=end):
+            return replace(formula, body=unbounded(body), end=unbounded(end), low=0, high=None)
+        case Always(body=body):
+            return replace(formula, body=unbounded(body))
+    return formula
+
+
 @dataclass(frozen=True, slots=True)
 class StateDef:
     """One entry of ``:states``: its name, marker text and flags."""
@@ -139,6 +152,10 @@ class Spec:
 
     def marker(self, state: str) -> str:
         return self.by_name[state].text
+
+    def without_loop_bounds(self) -> Spec:
+        """The same spec with every loop count lifted (see :func:`unbounded`)."""
+        return Spec(self.name, self.states, unbounded(self.behavior), self.source_name)
 
     def compile(self) -> Automaton:
         """The minimal deterministic automaton over state names that this behaviour describes

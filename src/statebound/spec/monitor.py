@@ -7,13 +7,21 @@ Modes (same spec, same :class:`MonitorResult`):
 
 - ``"posthoc"`` (the paper): the model writes chunks until an ``:env-input`` marker (a stop
   sequence) or ``chunk_tokens``; each chunk is split on markers and cut at the first violation,
-  then generation resumes after the longest common prefix of the valid next markers.
+  then generation resumes from a correction (``correction``, below).
 - ``"grammar"``: the same loop, but each call carries a GBNF grammar built from the automaton so
   a local llama.cpp model cannot write markers out of order (the chunk is still validated).
 - ``"eager"``: stop at every marker and re-prompt with the next marker (one call per state, and
   a short extra call to read the model's choice where several states may follow).
 - ``"none"``: no enforcement; tools still run at ``:env-input`` markers. Conformance is judged
   afterwards, as in every mode, by re-reading the transcript from scratch.
+
+Corrections (``MonitorConfig.correction``):
+
+- ``"authors"`` (the default; IBM's ``ApiDecodingMonitor._process_state_changes``): a rejected
+  or missing marker is replaced by the whole marker of the first valid next state (in the spec's
+  order), and the common prefix of the valid markers is added only after environment input.
+- ``"paper"`` (section 2.2): the common prefix of the valid next markers at every state boundary
+  and after a violation; a full marker only after two corrections in a row that made no progress.
 
 When the call budget nears its end (``max_calls``), every mode but ``"none"`` wraps the run up:
 it forces the markers of a shortest path to completion and lets the model write their content.
@@ -39,10 +47,12 @@ from statebound.spec.model import Spec
 from statebound.spec.results import Correction, MonitorResult, Segment, Violation
 from statebound.spec.scan import Cursor, ScanOutcome, scan
 
-__all__ = ["EnvHandler", "EnvRequest", "Mode", "Monitor", "MonitorConfig"]
+__all__ = ["CORRECTIONS", "CorrectionStyle", "EnvHandler", "EnvRequest", "Mode", "Monitor", "MonitorConfig"]
 
 Mode = Literal["posthoc", "grammar", "none", "eager"]
 MODES: tuple[str, ...] = ("posthoc", "grammar", "none", "eager")
+CorrectionStyle = Literal["authors", "paper"]
+CORRECTIONS: tuple[str, ...] = ("authors", "paper")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +73,8 @@ class MonitorConfig:
     mode: Mode = "posthoc"
     chunk_tokens: int = 128  # max tokens per model call (the paper's chunk size)
     max_calls: int = 24  # model calls before the run is wrapped up
-    boundary_prefix: bool = True  # prefix the common marker prefix at every state boundary
+    correction: CorrectionStyle = "authors"  # how a violation is corrected (see the module's docstring)
+    boundary_prefix: bool = True  # prefix the common marker prefix at state boundaries (``correction``'s)
     stop_at_restart: bool = True  # also stop at markers that only ever start a run ("[Question]")
     choice_tokens: int = 8  # eager mode: tokens to read the model's choice of the next state
     temperature: float = 0.0
@@ -72,6 +83,8 @@ class MonitorConfig:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise DefinitionError(f"unknown monitor mode {self.mode!r}: use one of {', '.join(MODES)}")
+        if self.correction not in CORRECTIONS:
+            raise DefinitionError(f"unknown monitor correction {self.correction!r}: use authors or paper")
         if self.chunk_tokens < 1 or self.max_calls < 1:
             raise DefinitionError("chunk_tokens and max_calls must be at least 1")
 
@@ -120,6 +133,9 @@ class Monitor:
                 "pass env={'STATE': handler}"
             )
         self._env_markers = tuple(spec.marker(s) for s in sorted(self.env_states))
+        # where the authors' monitor adds the common prefix: after text it was given (the task,
+        # whose state opens every run, and each environment reply)
+        self._input_states = self.env_states | self.automaton.next_states(self.automaton.start)
         inner = {s for n, out in self.automaton.edges.items() if n != self.automaton.start for s in out}
         openers = self.automaton.next_states(self.automaton.start) - inner
         self._stops = self._env_markers + (
@@ -197,13 +213,26 @@ class Monitor:
         run.cursor = Cursor(node, state, text, expect_marker=True)
         run.finished = self.automaton.is_terminal(node)
 
+    def _first_valid(self, run: _Run) -> str:
+        """IBM's ``get_valid_states()[0]``: the first state allowed next, in the spec's order."""
+        return min(self._allowed(run)(run.cursor.node), key=self._order)
+
+    def _boundary_prefix(self, run: _Run) -> bool:
+        """Whether this state boundary gets the valid markers' common prefix: every one (paper), or
+        only the one right after the task or environment input (the authors')."""
+        return self.config.boundary_prefix and (
+            self.config.correction == "paper" or run.cursor.state in self._input_states)
+
     def _correct(self, run: _Run, reason: str, *, progressed: bool) -> None:
-        """Valid-state prefixing; after repeated failures at one spot, force one full marker."""
+        """The authors' correction: the first valid next state's whole marker. The paper's:
+        valid-state prefixing; after repeated failures at one spot, force one full marker."""
         run.stalls = 0 if progressed else run.stalls + 1
         node = run.cursor.node
         options = self._allowed(run)(node)
         prefix = common_prefix(self.spec.marker(s) for s in options)
-        if run.stalls >= 2 or self._wrapping(run):
+        if self.config.correction == "authors" and not self._wrapping(run):
+            prefix, reason = self.spec.marker(self._first_valid(run)), "forced"
+        elif run.stalls >= 2 or self._wrapping(run):
             prefix, reason = self.spec.marker(self._preferred(node)), "forced"
         run.pending = run.separator() + prefix
         run.corrections.append(Correction(len(run.done), prefix, reason))  # type: ignore[arg-type]
@@ -236,7 +265,7 @@ class Monitor:
                     continue
                 run.pending = run.separator() + self.spec.marker(forced)
                 run.corrections.append(Correction(len(run.done), self.spec.marker(forced), "wrap_up"))
-            elif run.cursor.expect_marker and not run.pending and self.config.boundary_prefix and not grammar_mode:
+            elif run.cursor.expect_marker and not run.pending and self._boundary_prefix(run) and not grammar_mode:
                 prefix = common_prefix(self.spec.marker(s) for s in allowed(node))
                 run.pending = run.separator() + prefix
                 run.corrections.append(Correction(len(run.done), prefix, "boundary"))

@@ -30,7 +30,7 @@ from statebound.envs.qa.scoring import extract_final_number, normalize_answer
 from statebound.errors import DefinitionError
 from statebound.llm.base import LLM
 from statebound.spec.model import Spec
-from statebound.spec.monitor import Mode, Monitor, MonitorConfig
+from statebound.spec.monitor import CorrectionStyle, Mode, Monitor, MonitorConfig
 from statebound.spec.parser import parse
 
 __all__ = [
@@ -62,6 +62,7 @@ class QAAgentOptions:
     prompts: PromptSet = "authors"  # the authors' prompt texts or ours
     summary: SummaryName = "authors"  # PASS's summary step: the authors' code or our reading of the paper
     mode: Mode = "posthoc"  # the monitor mode
+    correction: CorrectionStyle = "authors"  # how the monitor corrects: IBM's monitor or the paper's section 2.2
     chunk_tokens: int = 128
     max_calls: int = 10  # model calls per run before the monitor wraps up
     k: int = SC_SAMPLES
@@ -121,6 +122,7 @@ async def run_style(
                           summary=SUMMARY_VARIANTS[options.summary], prompts=options.prompts)
     config = MonitorConfig(
         mode=options.mode,
+        correction=options.correction,
         chunk_tokens=options.chunk_tokens,
         max_calls=options.max_calls,
         temperature=temperature,

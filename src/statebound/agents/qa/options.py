@@ -13,7 +13,7 @@ from statebound.agents.qa.agents import QAAgentOptions
 from statebound.agents.qa.pass_summary import SummaryName
 from statebound.agents.qa.prompts import Dataset, PromptSet
 from statebound.contract.benchmark import ChoiceOptions
-from statebound.spec.monitor import Mode
+from statebound.spec.monitor import CorrectionStyle, Mode
 
 __all__ = ["Gsm8kOptions", "HotpotOptions", "QAOptions"]
 
@@ -23,6 +23,7 @@ class QAOptions(ChoiceOptions):
     prompts: PromptSet = Field("authors", description="the agents' prompts: the PASS authors' texts (authors) or ours (statebound)")
     shots: int | None = Field(None, ge=0, description="few-shot examples in the prompt (default: all of the set's; the authors' six on HotpotQA)")
     mode: Mode = Field("posthoc", description="the decoding monitor's mode (posthoc, grammar, eager, none)")
+    correction: CorrectionStyle = Field("authors", description="how the monitor corrects a violation: the authors' (the first valid state's whole marker; a prefix only after input) or the paper's (valid-state prefixing at every boundary)")
     chunk_tokens: int = Field(128, ge=1, description="tokens the monitor generates at a time")
     max_calls: int = Field(10, ge=1, description="model calls per run before the monitor wraps up")
     k: int = Field(5, ge=1, description="self-consistency samples")
@@ -32,7 +33,7 @@ class QAOptions(ChoiceOptions):
 
     def agent_options(self, dataset: Dataset) -> QAAgentOptions:
         return QAAgentOptions(dataset=dataset, shots=self.shots, prompts=self.prompts, mode=self.mode,
-                              chunk_tokens=self.chunk_tokens, max_calls=self.max_calls, k=self.k,
+                              correction=self.correction, chunk_tokens=self.chunk_tokens, max_calls=self.max_calls, k=self.k,
                               sample_temperature=self.sample_temperature, summary=self.summary, alpha=self.alpha)
 
 

@@ -39,8 +39,10 @@ def choices_of(result: EpisodeResult) -> list[tuple[object, ...]]:
 
 
 def replies_of(result: EpisodeResult) -> list[str]:
-    """The model's replies of an episode, in order."""
-    return [str(entry.get("content", "")) for entry in result.trajectory if entry.get("source") == "llm"]
+    """The model's replies of an episode, in order (flows mark them ``source: llm``; the monitor's
+    and the StateAct loop's traces by the ``assistant`` role alone)."""
+    return [str(entry.get("content", "")) for entry in result.trajectory
+            if entry.get("source", "llm" if entry.get("role") == "assistant" else None) == "llm"]
 
 
 def mean(values: Iterable[float]) -> float:

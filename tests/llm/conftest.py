@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -14,6 +13,7 @@ from typing import IO
 import httpx
 import pytest
 from llm_fault_server import FaultServer
+from processes import free_port, stop
 
 from statebound.llm.model_files import llama_cpp_missing
 
@@ -41,12 +41,6 @@ def _no_ambient_settings(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyte
     monkeypatch.setenv("STATEBOUND_CONFIG", str(tmp_path_factory.mktemp("cfg") / "config.toml"))
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def llama_server() -> Iterator[str]:
     """llama-cpp-python's OpenAI-compatible server with SmolLM2, on loopback; always terminated."""
@@ -54,7 +48,7 @@ def llama_server() -> Iterator[str]:
         pytest.skip("llama-cpp-python is not installed")
     from statebound.llm.model_files import smollm2_path
 
-    port = _free_port()
+    port = free_port()
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path()),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
@@ -65,12 +59,7 @@ def llama_server() -> Iterator[str]:
         try:
             yield _wait_until_ready(process, f"http://127.0.0.1:{port}/v1", log)
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process, timeout=10)
 
 
 def _wait_until_ready(process: subprocess.Popen[bytes], base_url: str, log: IO[bytes]) -> str:

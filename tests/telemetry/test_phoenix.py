@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -17,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from processes import free_port, stop
 
 pytestmark = [
     pytest.mark.slow,
@@ -27,19 +27,13 @@ pytestmark = [
 STATEBOUND = Path(sys.executable).with_name("statebound")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def phoenix() -> Iterator[str]:
     """Phoenix's server on loopback; its URL once /healthz answers; always terminated."""
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory() as workdir, tempfile.TemporaryFile() as log:
         env = {**os.environ, "PHOENIX_HOST": "127.0.0.1", "PHOENIX_PORT": str(port),
-               "PHOENIX_GRPC_PORT": str(_free_port()), "PHOENIX_WORKING_DIR": workdir}
+               "PHOENIX_GRPC_PORT": str(free_port()), "PHOENIX_WORKING_DIR": workdir}
         process = subprocess.Popen([sys.executable, "-m", "phoenix.server.main", "serve"], env=env,
                                    stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
@@ -52,12 +46,7 @@ def phoenix() -> Iterator[str]:
                 time.sleep(0.5)
             yield url
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process, timeout=20)
 
 
 def _healthy(url: str) -> bool:

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from processes import stop
+
 STATEBOUND = Path(sys.executable).parent / "statebound"
 
 
@@ -22,9 +24,4 @@ def serving(*args: str | Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
         assert line.startswith("statebound view: http://"), line + (process.stderr.read() if process.stderr else "")
         yield line.split()[2], process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, timeout=30)

@@ -18,6 +18,7 @@ import time
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from statebound.contract.benchmark import AgentSpec, Benchmark, EpisodeLimits, Grade, Setup, Task
@@ -111,22 +112,16 @@ async def run_episode(
 ) -> EpisodeResult:
     """Run ``episode``; always returns a result (a crashed episode carries ``error``). While
     tracing is on (:mod:`statebound.telemetry`) it runs inside an episode span."""
+    play = partial(_play, benchmark, agents, episode, limits)
     tracing = active_tracing()
     if tracing is None:
-        return await _run_episode(benchmark, agents, episode, llm=llm, limits=limits)
-    return await tracing.episode(
-        benchmark.name, lambda traced: _run_episode(benchmark, agents, episode, llm=traced, limits=limits), llm,
-        task=episode.task.id, agent=episode.agent, model=episode.model, seed=episode.seed)
+        return await play(llm)
+    return await tracing.episode(benchmark.name, play, llm, task=episode.task.id, agent=episode.agent,
+                                 model=episode.model, seed=episode.seed)
 
 
-async def _run_episode(
-    benchmark: Benchmark[Any],
-    agents: Mapping[str, AgentSpec[Any]],
-    episode: Episode,
-    *,
-    llm: LLM,
-    limits: EpisodeLimits,
-) -> EpisodeResult:
+async def _play(benchmark: Benchmark[Any], agents: Mapping[str, AgentSpec[Any]], episode: Episode,
+                limits: EpisodeLimits, llm: LLM) -> EpisodeResult:
     spec = agents[episode.agent]
     check_agent(benchmark, episode.agent, spec, llm)
     max_turns = limits.max_turns if limits.max_turns is not None else benchmark.default_max_turns

@@ -20,20 +20,16 @@ def pack_command(
     """Write run.sqlite.xz beside each run's run.sqlite: a consistent snapshot (a run writing the store goes on), vacuumed and compressed. report, show, status and view read the packed file when run.sqlite is absent; eval --resume unpacks it.
 
     Example: statebound pack benchmarks/records/intercode-sql-smollm2"""
-    from statebound.bench.packed import STORE_NAME, pack
+    from statebound.bench.packed import STORE_NAME, pack, run_dirs_below
     from statebound.bench.store import no_run_in
 
     with one_line_errors():
-        runs = [run for path in paths for run in _plain_stores(path, STORE_NAME)]
+        runs = [run for path in paths for run in run_dirs_below(path) if (run / STORE_NAME).is_file()]
         if not runs:
             raise no_run_in(paths[0], below=True)
         for run in runs:
             plain, packed = pack(run)
             typer.echo(f"{run}: {_size(plain)} -> {_size(packed)}")
-
-
-def _plain_stores(path: Path, name: str) -> list[Path]:
-    return [path] if (path / name).is_file() else sorted(found.parent for found in path.rglob(name))
 
 
 def _size(count: int) -> str:

@@ -25,7 +25,7 @@ from statebound.flow.result import CallKind, CallRecord, ExitReason
 from statebound.flow.variables import VarsSpec, VarsT
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
 from statebound.llm.conformance import check_llm, complete_checked
-from statebound.llm.streaming import streaming_to
+from statebound.llm.streaming import streaming_to, token_sink
 
 __all__ = ["MachineInfo", "PauseRun", "RunContext", "Snapshot", "StopRun", "VarsT"]
 
@@ -273,9 +273,12 @@ class RunContext(Generic[VarsT]):
         output function, so the reply that uses the budget up is still kept in the history.
         """
         model = self.llm_for(llm)
-        on_token, state = self._on_token, self.state
-        with streaming_to(None if on_token is None or not stream else lambda text: on_token(TokenDelta(state, text))):
+        sink = self._token_sink() if stream else None
+        if sink is None and token_sink() is None:  # nobody listens here, nor outside: nothing to set
             completion = await complete_checked(model, request)
+        else:
+            with streaming_to(sink):
+                completion = await complete_checked(model, request)
         usage = completion.usage
         self.usage = self.usage + usage
         state = self.state
@@ -283,6 +286,13 @@ class RunContext(Generic[VarsT]):
         self.usage_by_state[state] = usage if previous is None else previous + usage
         self.calls.append(CallRecord(state, kind, completion.model, usage, self._cost(completion.model, usage)))
         return completion
+
+    def _token_sink(self) -> Callable[[str], None] | None:
+        """Where the pieces of a reply written now go: the run's ``on_token``, as ``TokenDelta``s."""
+        on_token, state = self._on_token, self.state
+        if on_token is None:
+            return None
+        return lambda text: on_token(TokenDelta(state, text))
 
     def check_budget(self) -> None:
         """Stop the run when the token budget is used up."""

@@ -17,6 +17,7 @@ state, at the output function it had reached.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
@@ -46,6 +47,7 @@ class RunHook(Protocol):
     def finished(self, ctx: RunContext, result: RunResult) -> None: ...
 
 
+@functools.cache  # one per process: the prices themselves are looked up on each call
 def _pricing() -> Callable[[str, Usage], float | None]:
     try:
         from statebound.llm.pricing import price_for
@@ -79,7 +81,7 @@ async def execute(
     observers, llm = observe_run(machine.name, llm)  # tracing, when on
     sinks = sinks_of(on_event) + observers
     listeners = Listeners(sinks, record_events) if (sinks or record_events) else None
-    emit = listeners.pending.append if listeners is not None else None
+    emit = listeners.emit if listeners is not None else None
     ctx: RunContext[Any] = RunContext(flow=machine, task=task, deps=deps, llm=llm, emit=emit, cost=_pricing(),
                                         on_token=on_token)
     states, edges_of = machine.states_by_name, machine.edges

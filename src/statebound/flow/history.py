@@ -135,7 +135,9 @@ class MessageCache:
 def _tool_message(entry: Entry) -> Message | None:
     """A model's tool calls (``data["tool_calls"]``) and a call's result (``data["tool_call"]``)
     as the provider's messages; None for any other entry."""
-    data = entry.data if isinstance(entry.data, dict) else {}
+    data = entry.data
+    if not isinstance(data, dict):
+        return None
     if entry.source == "llm" and data.get("tool_calls"):
         calls = tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in data["tool_calls"])
         return Message("assistant", entry.content, tool_calls=calls)

@@ -35,14 +35,17 @@ EventCallback = Callable[[Event], "None | Awaitable[None]"]
 
 
 class Listeners:
-    """Queues events synchronously; ``flush`` delivers them (awaiting async callbacks) in order."""
+    """Queues events synchronously (``emit``); ``flush`` delivers them (awaiting async callbacks)
+    in order. With no callbacks, ``emit`` records each event at once and nothing is pending."""
 
-    __slots__ = ("pending", "recorded", "sinks")
+    __slots__ = ("emit", "pending", "recorded", "sinks")
 
     def __init__(self, sinks: Sequence[EventCallback], record: bool) -> None:
         self.sinks = tuple(sinks)
         self.recorded: list[StepEvent] | None = [] if record else None
         self.pending: list[Event] = []
+        self.emit: Callable[[Event], None] = (self.pending.append if self.sinks or self.recorded is None
+                                              else self.recorded.append)  # type: ignore[assignment]
 
     async def flush(self) -> None:
         pending = self.pending[:]

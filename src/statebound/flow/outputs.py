@@ -27,7 +27,7 @@ from statebound.flow.context import RunContext
 from statebound.flow.structured import ask_structured, check_schema_support
 from statebound.flow.tool_calls import FunctionTool, as_tools, render_calls, run_tool_calls
 from statebound.flow.tool_result import ToolResult
-from statebound.llm.base import LLM, Message, Request
+from statebound.llm.base import LLM, Message, Request, ToolSpec
 from statebound.llm.json_schema import SchemaTarget, json_schema
 
 __all__ = ["Agent", "CallLLM", "CallTool", "Instruction", "Output", "ToolFn", "ToolResult"]
@@ -101,10 +101,12 @@ class CallLLM:
     tools: Sequence[Callable[..., Any] | FunctionTool] = ()
     tool_choice: str = "auto"
     _offered: tuple[FunctionTool, ...] = field(init=False, repr=False, compare=False, default=())
+    _specs: tuple[ToolSpec, ...] = field(init=False, repr=False, compare=False, default=())  # the requests' tools
 
     def __post_init__(self) -> None:
         offered = as_tools(self.tools)
         object.__setattr__(self, "_offered", offered)
+        object.__setattr__(self, "_specs", tuple(tool.spec for tool in offered))
         if offered and (self.schema is not None or self.grammar is not None):
             raise DefinitionError("CallLLM with tools= takes no schema= or grammar=")
         if self.tool_choice not in ("auto", "required", *(tool.spec.name for tool in offered)):
@@ -139,7 +141,7 @@ class CallLLM:
             temperature=self.temperature,
             grammar=grammar,
             seed=None if self.seed is None else self.seed + ctx.visits.get(ctx.state, 1) - 1,
-            tools=tuple(tool.spec for tool in self._offered),
+            tools=self._specs,
             tool_choice=self.tool_choice,
         )
         name = ctx.speaker or (ctx.agent.name if ctx.agent is not None else None)

@@ -122,7 +122,10 @@ def contains(*texts: str, source: Source | None = None, ignore_case: bool = Fals
             return False
         if ignore_case:
             content = content.lower()
-        return any(n in content for n in needles)
+        for needle in needles:  # a loop, not any(): a rule runs on every transition
+            if needle in content:
+                return True
+        return False
 
     where = f" in {source}" if source else ""
     return Rule(test, "contains " + " or ".join(repr(t) for t in texts) + where, history_only=True)

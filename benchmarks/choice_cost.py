@@ -10,11 +10,13 @@ has not seen (its first line changes), so no earlier evaluation is reused. Figur
 busy the machine's cores are.
 
 Then, for k = 2, 5, 10, 20, 50 candidates of 1-16 tokens (SQL fragments), the pick's time as a
-ratio to the prompt alone, one candidate after another (``STATEBOUND_LLAMA_SHARING=0``) and in one
-batch (the default), next to the one-batch limit: (prompt + candidate tokens) / prompt tokens.
-``--sql`` also runs the scoped SQL machine on the demo's 8 tasks with both off and on, in this
-process, and prints seconds per episode, prompt tokens evaluated and reused, and whether every
-pick and result is the same task by task.
+ratio to the prompt alone, one candidate after another (``STATEBOUND_LLAMA_SHARING=0``) and with
+sharing on (the default: the prompt once, then each candidate in a batch of its own; in one batch
+for all with ``--flash-attn``), next to the one-batch limit: (prompt + candidate tokens) / prompt
+tokens. ``--sql`` also runs the scoped SQL machine on the demo's 8 tasks with both off and on, in
+this process, and prints seconds per episode, prompt tokens evaluated and reused, and whether
+every pick and result is the same task by task. ``--flash-attn`` runs everything with llama.cpp's
+flash attention (``STATEBOUND_LLAMA_FLASH_ATTN=1``).
 """
 
 from __future__ import annotations
@@ -76,9 +78,11 @@ def ratio_table(args: argparse.Namespace) -> None:
     base = open_model(args.model, mode="completion", n_threads=args.threads)
     assert isinstance(base, LlamaCppLLM)
     llms = {sharing: LlamaCppLLM(base.path, model=base.model, mode="completion",
-                                 options=LlamaOptions(n_ctx=base.options.n_ctx, n_threads=args.threads, sharing=sharing))
+                                 options=LlamaOptions(n_ctx=base.options.n_ctx, n_threads=args.threads, sharing=sharing,
+                                                      flash_attn=args.flash_attn))
             for sharing in (False, True)}
-    print("\n k | candidate tokens | one at a time: x prompt | one batch: x prompt | limit: x prompt")
+    print(f"\n k | candidate tokens | one at a time: x prompt | {'one batch' if args.flash_attn else 'sharing on'}: "
+          "x prompt | limit: x prompt")
     for llm in llms.values():
         complete_sync(llm, Request(prompt="warm up", score=" x"))
     alone = {sharing: timed(functools.partial(one_request, llm, (" x",)), args.repeats)
@@ -161,7 +165,12 @@ def main() -> None:
     parser.add_argument("--sql", action="store_true", help="also run the scoped SQL machine on the demo tasks")
     parser.add_argument("--rounds", type=int, default=2, help="times the SQL machine runs with sharing off, then on")
     parser.add_argument("--sql-only", action="store_true", help="skip the choice tables")
+    parser.add_argument("--flash-attn", action="store_true", help="llama.cpp's flash attention (candidates in one batch)")
     args = parser.parse_args()
+    if args.flash_attn:
+        import os
+
+        os.environ["STATEBOUND_LLAMA_FLASH_ATTN"] = "1"
     if args.sql_only:
         sql_machine(args)
         return

@@ -141,3 +141,18 @@ def test_threads_from_option_environment_or_cores(monkeypatch: pytest.MonkeyPatc
         LlamaOptions().threads()
     monkeypatch.delenv("STATEBOUND_THREADS")
     assert LlamaOptions().threads() >= 1
+
+
+def test_flash_attention_and_sharing_from_option_or_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("STATEBOUND_LLAMA_FLASH_ATTN", raising=False)
+    monkeypatch.delenv("STATEBOUND_LLAMA_SHARING", raising=False)
+    assert (LlamaOptions().flashes(), LlamaOptions().shares()) == (False, True)  # as the records were made
+    monkeypatch.setenv("STATEBOUND_LLAMA_FLASH_ATTN", "1")
+    monkeypatch.setenv("STATEBOUND_LLAMA_SHARING", "0")
+    assert (LlamaOptions().flashes(), LlamaOptions().shares()) == (True, False)
+    assert LlamaOptions(flash_attn=False, sharing=True).flashes() is False
+    monkeypatch.setenv("STATEBOUND_LLAMA_FLASH_ATTN", "yes")
+    with pytest.raises(DefinitionError, match="STATEBOUND_LLAMA_FLASH_ATTN"):
+        LlamaOptions().flashes()
+    with pytest.raises(DefinitionError, match="flash_attn must be true or false, not 'on'"):
+        open_model("smollm2", flash_attn="on")

@@ -37,7 +37,7 @@ __all__ = [
     "takes",
 ]
 
-_LOCAL_OPTIONS = frozenset({"mode", "n_ctx", "n_threads", "n_batch", "chat_format"})
+_LOCAL_OPTIONS = frozenset({"mode", "n_ctx", "n_threads", "n_batch", "chat_format", "flash_attn"})
 _OPENAI_OPTIONS = frozenset(
     {"base_url", "api_key", "timeout", "attempts", "transport", "completions", "grammar_field", "scoring",
      "retry", "top_logprobs", "response_format", "tool_calls"}

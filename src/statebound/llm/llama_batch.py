@@ -1,19 +1,25 @@
-"""Scoring every candidate of a pick in one batch over the prompt they share.
+"""Scoring every candidate of a pick over the prompt they share, the prompt evaluated once.
 
 The context is evaluated once on sequence 0 (from the longest prefix the model already holds,
 :mod:`statebound.llm.llama_prefix`); its last position's logits score each text's first token.
 Each text of two or more tokens then gets a sequence of its own whose cells start as sequence 0's
-(a copy tags the prefix's cells, nothing is evaluated again), and the texts' tokens go to llama.cpp
-together: one ``llama_decode`` per ``n_batch`` tokens instead of one evaluation per text. Each
-token's logits come from the same prefix cells and the same positions as in one-at-a-time
-scoring, so the scores are the same up to float rounding.
+(a copy tags the prefix's cells, nothing is evaluated again) and its tokens are evaluated after
+them. The scores are exactly those of one-at-a-time scoring, bit for bit, because every token is
+evaluated at the same position after the same cells in the same cell order:
 
-A token of a batch attends to every cell the batch uses (other candidates' cells are masked, not
-skipped), so a group's attention grows with the square of its tokens: groups hold at most a
-quarter of the prompt's length in tokens (at least 16), which keeps that extra small next to the
-prompt's own cells while each ``llama_decode`` still carries many tokens. A group that does not
-fit the KV cache is split in halves (never scored from a partly evaluated batch), and a text that does not fit even alone ends
-with the context-window error one-at-a-time scoring raises.
+- without flash attention (llama.cpp's default, the one every record was made with) attention also
+  sums in SIMD lanes chosen by cell index, so each text goes alone, in the cells right after the
+  prompt's, as one-at-a-time scoring puts it (one ``llama_decode`` per text, the prompt not again);
+- with flash attention (``LlamaOptions(flash_attn=True)``) only the order of a sequence's cells
+  counts, so the texts go together: one ``llama_decode`` per ``n_batch`` tokens, each text's cells
+  after the prompt's. Its numbers differ from those without (another kernel), never between
+  batched and one-at-a-time scoring.
+
+A token of a batch attends to every cell the batch uses (other candidates' cells are masked), so a
+group's attention grows with the square of its tokens: groups hold at most a quarter of the
+prompt's length in tokens (at least 16). A group that does not fit the KV cache is split in halves
+(never scored from a partly evaluated batch), and a text that does not fit even alone ends with the
+context-window error one-at-a-time scoring raises.
 """
 
 from __future__ import annotations
@@ -57,11 +63,12 @@ def score_batch(llama: Llama, cache: PrefixCache, context: str, texts: Sequence[
         check_fits(llama, len(context_tokens) + len(tokens))
     last = len(context_tokens) - 1  # its logits predict every text's first token
     kept = cache.reuse(context_tokens, keep_before=last - 1)  # two tokens at least: not a lone one
-    first_row = evaluate(llama, context_tokens, kept, last)[last]
+    first_row = evaluate(llama, context_tokens, kept, last, seq=0)[last]
     logprobs = [log_softmax_at([first_row], tokens[:1]) for tokens in text_tokens]
     longer = [i for i, tokens in enumerate(text_tokens) if len(tokens) > 1]
     budget = max(MIN_GROUP_TOKENS, len(context_tokens) // 4)
-    for group in _groups(longer, [len(text_tokens[i]) for i in longer], budget):
+    most = GROUP if llama.context_params.flash_attn else 1
+    for group in _groups(longer, [len(text_tokens[i]) for i in longer], budget, most=most):
         for i, rest in zip(group, _score_group(llama, cache, len(context_tokens), [text_tokens[i] for i in group])):
             logprobs[i] += rest
     return BatchScores(
@@ -71,13 +78,13 @@ def score_batch(llama: Llama, cache: PrefixCache, context: str, texts: Sequence[
     )
 
 
-def _groups(indices: list[int], sizes: list[int], budget: int) -> list[list[int]]:
-    """``indices`` cut in order into runs of at most ``GROUP`` whose ``sizes`` add up to at most
+def _groups(indices: list[int], sizes: list[int], budget: int, *, most: int = GROUP) -> list[list[int]]:
+    """``indices`` cut in order into runs of at most ``most`` whose ``sizes`` add up to at most
     ``budget`` (a longer one alone)."""
     groups: list[list[int]] = []
     total = budget + 1
     for index, size in zip(indices, sizes):
-        if total + size > budget or len(groups[-1]) >= GROUP:
+        if total + size > budget or len(groups[-1]) >= most:
             groups.append([])
             total = 0
         groups[-1].append(index)
@@ -107,10 +114,10 @@ def _evaluate_group(llama: Llama, cache: PrefixCache, prefix: int, texts: list[l
     from llama_cpp._internals import LlamaBatch
 
     # token, position, sequence, the token it predicts (-1: none, no logits). A text's last token
-    # goes too, as in one-at-a-time scoring: a batch of one token runs other kernels (up to 0.15
-    # nat off on SmolLM2), and a text of two tokens would be one
+    # predicts nothing and stays out, except the second of two: a batch of one token runs other
+    # kernels (up to 0.15 nat off on SmolLM2)
     rows = [(tokens[j], prefix + j, FIRST_FREE_SEQ + i, tokens[j + 1] if j + 1 < len(tokens) else -1)
-            for i, tokens in enumerate(texts) for j in range(len(tokens))]
+            for i, tokens in enumerate(texts) for j in range(max(2, len(tokens) - 1))]
     for i in range(len(texts)):
         cache.remove(FIRST_FREE_SEQ + i)
         llama_cpp.llama_memory_seq_cp(llama_cpp.llama_get_memory(llama._ctx.ctx), 0, FIRST_FREE_SEQ + i, 0, prefix)

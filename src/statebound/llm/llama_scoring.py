@@ -35,13 +35,14 @@ def _reuse_prefix(llama: Llama, tokens: list[int], keep_before: int) -> int:
     return kept
 
 
-def evaluate(llama: Llama, tokens: list[int], start: int, wanted_from: int) -> dict[int, Any]:
+def evaluate(llama: Llama, tokens: list[int], start: int, wanted_from: int, *, seq: int = -1) -> dict[int, Any]:
     """Evaluate ``tokens[start:]`` after the kept prefix; the logits at every position from
-    ``wanted_from`` on, by position, as float64 rows."""
+    ``wanted_from`` on, by position, as float64 rows. What the cache holds from ``start`` on is
+    dropped first: in sequence ``seq`` only when other sequences keep cells (-1: all of them)."""
     import llama_cpp
     import numpy as np
 
-    llama._ctx.kv_cache_seq_rm(-1, start, -1)
+    llama._ctx.kv_cache_seq_rm(seq, start, -1)
     n_vocab = llama.n_vocab()
     rows: dict[int, Any] = {}
     for first in range(start, len(tokens), llama.n_batch):

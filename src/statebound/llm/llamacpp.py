@@ -80,14 +80,21 @@ class LlamaOptions:
     # One batch per pick and prefix reuse across requests (llama_batch, llama_prefix). None:
     # $STATEBOUND_LLAMA_SHARING ("0" turns both off: one candidate after another, as before), else on.
     sharing: bool | None = None
+    # llama.cpp's flash attention: other numbers (another kernel), the same whatever the KV cache
+    # holds besides, so a pick's candidates are scored in one batch (llama_batch). None:
+    # $STATEBOUND_LLAMA_FLASH_ATTN ("1" turns it on), else off, as every record was made.
+    flash_attn: bool | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("sharing", "flash_attn"):
+            if (value := getattr(self, name)) is not None and not isinstance(value, bool):
+                raise DefinitionError(f"{name} must be true or false, not {value!r}")
 
     def shares(self) -> bool:
-        if self.sharing is not None:
-            return self.sharing
-        from_env = os.environ.get("STATEBOUND_LLAMA_SHARING", "1").strip()
-        if from_env not in ("0", "1"):
-            raise DefinitionError(f"STATEBOUND_LLAMA_SHARING must be 0 or 1, not {from_env!r}")
-        return from_env == "1"
+        return _switch(self.sharing, "STATEBOUND_LLAMA_SHARING", default=True)
+
+    def flashes(self) -> bool:
+        return _switch(self.flash_attn, "STATEBOUND_LLAMA_FLASH_ATTN", default=False)
 
     def threads(self) -> int:
         if self.n_threads is not None:
@@ -99,6 +106,16 @@ class LlamaOptions:
         return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def _switch(value: bool | None, variable: str, *, default: bool) -> bool:
+    """``value``, else the environment ``variable`` ("0" or "1"), else ``default``."""
+    if value is not None:
+        return value
+    from_env = os.environ.get(variable, "1" if default else "0").strip()
+    if from_env not in ("0", "1"):
+        raise DefinitionError(f"{variable} must be 0 or 1, not {from_env!r}")
+    return from_env == "1"
+
+
 @dataclass(slots=True)
 class _Engine:
     llama: Llama
@@ -106,12 +123,12 @@ class _Engine:
     prefixes: PrefixCache | None = None  # None: sharing is off (or logits_all: rows kept per position)
 
 
-_engines: dict[tuple[str, LlamaOptions, bool, bool], _Engine] = {}
+_engines: dict[tuple[str, LlamaOptions, bool, bool, bool], _Engine] = {}
 _engines_lock = threading.Lock()
 
 
 def _load(path: Path, options: LlamaOptions, logits_all: bool) -> _Engine:
-    key = (str(path), options, logits_all, options.shares())
+    key = (str(path), options, logits_all, options.shares(), options.flashes())
     with _engines_lock:
         if key not in _engines:
             if reason := llama_cpp_missing():
@@ -129,6 +146,7 @@ def _load(path: Path, options: LlamaOptions, logits_all: bool) -> _Engine:
                 n_batch=options.n_batch,
                 chat_format=options.chat_format,
                 logits_all=logits_all,
+                flash_attn=options.flashes(),
                 verbose=False,
             )
             if not _engines:  # free models before interpreter teardown, when llama.cpp can still do it

@@ -67,7 +67,7 @@ def open_model(name: str | None = None, **options: Any) -> LLM:
     The name picks a backend registered under the entry-point group ``statebound.models``: by the
     whole name (``smollm2``, ``scripted``), else by the part before its first colon (``gguf:PATH``,
     ``openai:MODEL``, ``function:module:responder``). Local models take ``mode`` ("chat" or
-    "completion"), ``n_ctx``, ``n_threads``, ``n_batch``, ``chat_format``. OpenAI-compatible ones
+    "completion"), ``n_ctx``, ``n_threads``, ``n_batch``, ``chat_format``, ``flash_attn``. OpenAI-compatible ones
     take ``base_url``, ``api_key``, ``timeout``, ``attempts``, ``transport`` ("aiohttp" or "httpx"),
     ``completions``, ``grammar_field``, ``scoring`` (the server returns prompt log-probabilities),
     ``retry``. Any model takes ``price`` (USD per million prompt, completion tokens: ``"0.15,0.6"``,

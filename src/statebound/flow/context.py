@@ -22,6 +22,7 @@ from statebound.flow.events import BudgetHit, MessageAdded, StepEvent, TokenDelt
 from statebound.flow.history import Entry, EntryRole, MessageCache, Source, system_text
 from statebound.flow.json_data import json_problem
 from statebound.flow.result import CallKind, CallRecord, ExitReason
+from statebound.flow.tally import UsageTally
 from statebound.flow.variables import VarsSpec, VarsT
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
 from statebound.llm.conformance import check_llm, complete_checked
@@ -111,6 +112,7 @@ class RunContext(Generic[VarsT]):
         "_llm",
         "_messages",
         "_on_token",
+        "_usage",
         "agent",
         "calls",
         "deps",
@@ -123,8 +125,6 @@ class RunContext(Generic[VarsT]):
         "step",
         "task",
         "turn",
-        "usage",
-        "usage_by_state",
         "vars",
         "vars_written",
         "visits",
@@ -154,8 +154,7 @@ class RunContext(Generic[VarsT]):
         self.agent: Agent | None = None  # the current state's (or group-chat role's) agent
         self.speaker: str | None = None  # the group-chat role now speaking
         self.calls: list[CallRecord] = []
-        self.usage = Usage()
-        self.usage_by_state: dict[str, Usage] = {}
+        self._usage = UsageTally()
         if llm is not None:
             check_llm(llm)  # a backend missing part of the protocol is refused before the run
         self._llm = llm
@@ -181,10 +180,7 @@ class RunContext(Generic[VarsT]):
         """Take the place of a stored run: its history, usage, calls, counters and position."""
         self.history[:] = snapshot.history
         self.calls[:] = snapshot.calls
-        for call in snapshot.calls:
-            self.usage = self.usage + call.usage
-            previous = self.usage_by_state.get(call.state)
-            self.usage_by_state[call.state] = call.usage if previous is None else previous + call.usage
+        self._usage = UsageTally()
         self.visits.update(Counter(snapshot.trajectory))
         self.state, self.turn, self.step = snapshot.state, snapshot.turn, snapshot.step
         self.entered_at = snapshot.entered_at
@@ -198,6 +194,16 @@ class RunContext(Generic[VarsT]):
                                   f"{self.flow.name!r} declares none")
 
     # ---- reading -------------------------------------------------------------------------
+    @property
+    def usage(self) -> Usage:
+        """The usage of the run's LLM calls so far (``calls`` added up)."""
+        return self._usage.total(self.calls)
+
+    @property
+    def usage_by_state(self) -> dict[str, Usage]:
+        """The usage of the run's LLM calls so far, by the state that made them."""
+        return self._usage.by_state(self.calls)
+
     @property
     def last(self) -> Entry | None:
         """The latest history entry, or None."""
@@ -280,11 +286,7 @@ class RunContext(Generic[VarsT]):
             with streaming_to(sink):
                 completion = await complete_checked(model, request)
         usage = completion.usage
-        self.usage = self.usage + usage
-        state = self.state
-        previous = self.usage_by_state.get(state)
-        self.usage_by_state[state] = usage if previous is None else previous + usage
-        self.calls.append(CallRecord(state, kind, completion.model, usage, self._cost(completion.model, usage)))
+        self.calls.append(CallRecord(self.state, kind, completion.model, usage, self._cost(completion.model, usage)))
         return completion
 
     def _token_sink(self) -> Callable[[str], None] | None:
@@ -297,10 +299,10 @@ class RunContext(Generic[VarsT]):
     def check_budget(self) -> None:
         """Stop the run when the token budget is used up."""
         budget = self.flow.token_budget
-        if budget is not None and self.usage.total_tokens >= budget:
+        if budget is None:
+            return
+        used = self.usage.total_tokens
+        if used >= budget:
             if self._emit is not None:
-                self._emit(BudgetHit("tokens", self.state, self.usage.total_tokens, budget))
-            raise StopRun(
-                ExitReason.BUDGET,
-                f"token budget of {budget} used up ({self.usage.total_tokens} tokens)",
-            )
+                self._emit(BudgetHit("tokens", self.state, used, budget))
+            raise StopRun(ExitReason.BUDGET, f"token budget of {budget} used up ({used} tokens)")

@@ -67,6 +67,17 @@ def test_generation_after_scoring_is_that_of_a_fresh_model() -> None:
     assert complete_sync(shared, prompt).text == complete_sync(apart, prompt).text
 
 
+def test_a_snapshot_gives_back_only_cells_evaluated_as_a_prompt() -> None:
+    # a reply's cells come from one-token batches (other kernels): scoring the prompt followed by
+    # the reply, once the model has read something else, evaluates the reply again, as a fresh model
+    shared = _llm(sharing=True, n_ctx=2048)
+    question = _question(50)
+    reply = complete_sync(shared, Request(messages=question, max_tokens=6, temperature=0.0)).text
+    complete_sync(shared, Request(messages=_question(50, blind=True), score=CANDIDATES))
+    answered = (*question, Message("assistant", reply))
+    assert _logprobs(shared, answered, CANDIDATES) == _fresh_logprobs(answered, flash_attn=False)
+
+
 def test_usage_counts_the_prompt_once_and_the_tokens_reused() -> None:
     llm = _llm(sharing=True)
     first = complete_sync(llm, Request(messages=_question(10), score=CANDIDATES)).usage

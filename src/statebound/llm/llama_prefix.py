@@ -6,10 +6,13 @@ quantizes every activation again, so the last bits of such a sum move log-probab
 of a nat. Reuse therefore never changes the layout: sequence 0, the one evaluated and generated on,
 always lies in cells ``0..n-1`` in position order, as when llama-cpp-python runs alone. Earlier
 requests are kept out of the cache, as snapshots of sequence 0 (``llama_state_seq_get_data``, about
-23 KB a token on SmolLM2), and a snapshot is written back into the emptied cache from cell 0 when it
-shares a longer prefix with the next request than sequence 0 does: a calibrated pick's prompt and
-its blind baseline, read in turn, both find their prefix again. Sequence ids from
-:data:`FIRST_FREE_SEQ` on are free for the candidates of one scoring batch
+23 KB a token on SmolLM2), and a scoring request writes a snapshot back into the emptied cache from
+cell 0 when it shares a longer prefix with the request than sequence 0 does: a calibrated pick's
+prompt and its blind baseline, read in turn, both find their prefix again. A snapshot gives back
+only cells evaluated as a prompt (a generated token's cell comes from a one-token batch, other
+kernels), so what it restores is what evaluating those tokens again would give. Generation reuses
+what sequence 0 holds and nothing else, as llama-cpp-python alone (its records stay as they were).
+Sequence ids from :data:`FIRST_FREE_SEQ` on are free for the candidates of one scoring batch
 (:mod:`statebound.llm.llama_batch`), whose cells follow sequence 0's and are dropped after it.
 """
 
@@ -44,10 +47,11 @@ def _common(first: Sequence[int], second: Sequence[int], limit: int) -> int:
     return length
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Snapshot:
-    tokens: tuple[int, ...]
-    state: bytes  # sequence 0's cells as llama_state_seq_get_data wrote them
+    tokens: tuple[int, ...]  # the tokens whose cells it gives back (evaluated as a prompt)
+    state: Any  # a ctypes byte array: sequence 0's cells as llama_state_seq_get_data wrote them
+    size: int
 
 
 class PrefixCache:
@@ -57,6 +61,7 @@ class PrefixCache:
     def __init__(self, llama: Llama) -> None:
         self.llama = llama
         self._kept: list[_Snapshot] = []  # least recently used first
+        self._generated_from: int | None = None  # sequence 0's cells from here on were generated
         self.reused: list[int] = []  # what each request since the last clear() reused, in order
 
     def _memory(self) -> Any:
@@ -84,30 +89,40 @@ class PrefixCache:
         source = max(self._kept, key=lambda kept: _common(kept.tokens, tokens, limit), default=None)
         from_snapshot = source is not None and _common(source.tokens, tokens, limit) > best
         if best < len(working):
-            self._keep(working)
+            self._keep(working[: self._generated_from])
         if from_snapshot:
             assert source is not None
             best = _common(source.tokens, tokens, limit)
             self._restore(source)
         self.remove(0, best)
         self.llama.n_tokens = best
-        del self.reused[:-99]
-        self.reused.append(best)
+        if self._generated_from is not None and self._generated_from >= best:
+            self._generated_from = None
+        self.count(best)
         return best
 
+    def count(self, reused: int) -> None:
+        """Note that a request reused ``reused`` tokens (the last 100 requests are kept)."""
+        del self.reused[:-99]
+        self.reused.append(reused)
+
+    def generated_after(self, prompt: int) -> None:
+        """Sequence 0's cells after its first ``prompt`` were generated (one token at a time)."""
+        self._generated_from = prompt if self.llama.n_tokens > prompt else None
+
     def _keep(self, tokens: list[int]) -> None:
-        """Snapshot sequence 0 (``tokens``), replacing the snapshots it extends, unless one holds
-        it already."""
-        if any(_common(kept.tokens, tokens, len(tokens)) == len(tokens) for kept in self._kept):
+        """Snapshot sequence 0 (its first ``tokens``), replacing the snapshots it extends, unless
+        one holds it already."""
+        if not tokens or any(_common(kept.tokens, tokens, len(tokens)) == len(tokens) for kept in self._kept):
             return
         import llama_cpp
 
         ctx = self.llama._ctx.ctx
         size = llama_cpp.llama_state_seq_get_size(ctx, 0)
-        buffer = (ctypes.c_uint8 * size)()
+        buffer = (ctypes.c_uint8 * size)()  # the one copy: llama.cpp writes the cells into it
         written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
         self._kept = [kept for kept in self._kept if _common(kept.tokens, tokens, len(kept.tokens)) < len(kept.tokens)]
-        self._kept.append(_Snapshot(tuple(tokens), bytes(buffer)[:written]))
+        self._kept.append(_Snapshot(tuple(tokens), buffer, written))
         del self._kept[:-SLOTS]
 
     def _restore(self, snapshot: _Snapshot) -> None:
@@ -115,10 +130,11 @@ class PrefixCache:
         import llama_cpp
 
         llama_cpp.llama_memory_clear(self._memory(), False)
-        state = (ctypes.c_uint8 * len(snapshot.state)).from_buffer_copy(snapshot.state)
-        if not llama_cpp.llama_state_seq_set_data(self.llama._ctx.ctx, state, len(snapshot.state), 0):
+        if not llama_cpp.llama_state_seq_set_data(self.llama._ctx.ctx, snapshot.state, snapshot.size, 0):
             raise RuntimeError("llama.cpp could not restore a kept prefix into sequence 0")
+        self.remove(0, len(snapshot.tokens))  # cells generated after them, if any
         self.llama.input_ids[: len(snapshot.tokens)] = snapshot.tokens
+        self._generated_from = None
         if snapshot in self._kept:  # (keeping sequence 0 first may have dropped it)
             self._kept.remove(snapshot)
         self._kept.append(snapshot)  # most recently used
@@ -131,8 +147,8 @@ class PrefixCache:
 
 def share_prefixes(llama: Llama) -> PrefixCache:
     """Reopen ``llama``'s context for :data:`N_SEQ_MAX` sequences sharing one KV cache (a pick's
-    candidates each on its own sequence over the prompt's cells); its generation starts from the
-    longest prefix sequence 0 or a snapshot holds (and counts it)."""
+    candidates each on its own sequence over the prompt's cells); its generation counts what it
+    reuses and marks the cells it generates."""
     from llama_cpp._internals import LlamaContext
     from llama_cpp._utils import suppress_stdout_stderr
 
@@ -148,10 +164,13 @@ def share_prefixes(llama: Llama) -> PrefixCache:
     llama.n_tokens = 0
     generate: Callable[..., Any] = llama.generate
 
-    def generate_reusing(tokens: Sequence[int], *args: Any, **kwargs: Any) -> Any:
-        # llama-cpp-python keeps what sequence 0 shares with the prompt but its last token
-        cache.reuse(tokens, keep_before=len(tokens) - 1)
-        return generate(tokens, *args, **kwargs)
+    def generate_counted(tokens: Sequence[int], *args: Any, **kwargs: Any) -> Any:
+        # llama-cpp-python reuses sequence 0's prefix shared with all but the last token by itself
+        cache.count(_common(cache.working(), tokens, len(tokens) - 1))
+        try:
+            yield from generate(tokens, *args, **kwargs)
+        finally:
+            cache.generated_after(len(tokens))
 
-    llama.generate = generate_reusing  # type: ignore[method-assign]
+    llama.generate = generate_counted  # type: ignore[method-assign]
     return cache

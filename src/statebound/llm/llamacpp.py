@@ -77,7 +77,8 @@ class LlamaOptions:
     n_threads: int | None = None  # None: $STATEBOUND_THREADS, else every core this process may use
     n_batch: int = 512
     chat_format: str | None = None  # None: the template stored in the GGUF file
-    # One batch per pick and prefix reuse across requests (llama_batch, llama_prefix). None:
+    # A pick's prompt read once for all its candidates, and prefixes kept across requests
+    # (llama_batch, llama_prefix); the scores are the same either way. None:
     # $STATEBOUND_LLAMA_SHARING ("0" turns both off: one candidate after another, as before), else on.
     sharing: bool | None = None
     # llama.cpp's flash attention: other numbers (another kernel), the same whatever the KV cache
@@ -298,7 +299,7 @@ class LlamaCppLLM:
 
     def _score(self, request: Request, cancel: threading.Event | None) -> Completion:
         """Each text of a ``score=`` request after the same context: the context is evaluated
-        once, then every text's tokens together (one after the other with sharing off)."""
+        once, then the texts' tokens (with sharing off, the context's last token again with each)."""
         engine = _load(self.path, self.options, False)  # logits only where asked: no logits_all
         with engine.lock, cancellable(engine.llama, cancel):
             if request.messages is not None:

@@ -140,10 +140,6 @@ class PrefixCache:
         self._kept.append(snapshot)  # most recently used
         del self._kept[:-SLOTS]
 
-    def forget(self) -> None:
-        """Drop every snapshot."""
-        self._kept.clear()
-
 
 def share_prefixes(llama: Llama) -> PrefixCache:
     """Reopen ``llama``'s context for :data:`N_SEQ_MAX` sequences sharing one KV cache (a pick's

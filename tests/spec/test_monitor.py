@@ -38,12 +38,13 @@ async def test_clean_run_needs_one_call_per_tool_step() -> None:
     assert llm.requests[0].stop == ("[Observation]", "[Question]")
 
 
+# Ans may not follow Tht: the first reply skips Act
+WRONG_NEXT_STATE = ["Thought] I will just answer. [Answer] 42\n", " Calculator\n[Action Input] 3*7",
+                    "Final Thought] 21.\n[Answer] 21"]
+
+
 async def test_wrong_next_state_is_cut_and_prefixed() -> None:
-    llm = ScriptedLLM([
-        "Thought] I will just answer. [Answer] 42\n",  # Ans may not follow Tht
-        " Calculator\n[Action Input] 3*7",
-        "Final Thought] 21.\n[Answer] 21",
-    ])
+    llm = ScriptedLLM(WRONG_NEXT_STATE)
     result = await monitor(llm).run("What is 3 * 7?")
     (violation,) = result.violations
     assert violation.kind == "wrong_state" and violation.found == "Ans"
@@ -257,11 +258,7 @@ def authors_monitor(llm) -> Monitor:
 
 
 async def test_the_authors_correction_forces_the_first_valid_state_whole() -> None:
-    llm = ScriptedLLM([
-        "Thought] I will just answer. [Answer] 42\n",  # Ans may not follow Tht
-        " Calculator\n[Action Input] 3*7",
-        "Final Thought] 21.\n[Answer] 21",
-    ])
+    llm = ScriptedLLM(WRONG_NEXT_STATE)
     result = await authors_monitor(llm).run("What is 3 * 7?")
     assert MonitorConfig().correction == "authors"
     assert [(c.reason, c.prefix) for c in result.corrections] == [("boundary", "["), ("forced", "[Action]"),

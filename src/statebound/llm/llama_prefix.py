@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from statebound.llm.llama_scoring import common_length
+
 if TYPE_CHECKING:
     from llama_cpp import Llama
 
@@ -36,15 +38,6 @@ N_SEQ_MAX = 64  # llama.cpp's limit (llama_max_parallel_sequences)
 def out_of_cells(error: BaseException) -> bool:
     """``error`` is llama-cpp-python's report that the batch found no room in the KV cache."""
     return isinstance(error, RuntimeError) and str(error) == "llama_decode returned 1"
-
-
-def _common(first: Sequence[int], second: Sequence[int], limit: int) -> int:
-    length = 0
-    for a, b in zip(first[:limit], second[:limit]):
-        if a != b:
-            break
-        length += 1
-    return length
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -77,7 +70,7 @@ class PrefixCache:
 
     def working(self) -> list[int]:
         """The tokens sequence 0 holds."""
-        return [int(t) for t in self.llama.input_ids[: self.llama.n_tokens]]
+        return self.llama.input_ids[: self.llama.n_tokens].tolist()
 
     def reuse(self, tokens: Sequence[int], *, keep_before: int) -> int:
         """Make sequence 0 hold the longest prefix of ``tokens`` shorter than ``keep_before`` that
@@ -85,15 +78,14 @@ class PrefixCache:
         snapshot first when part of it would be dropped."""
         limit = max(0, min(keep_before, len(tokens)))
         working = self.working()
-        best = _common(working, tokens, limit)
-        source = max(self._kept, key=lambda kept: _common(kept.tokens, tokens, limit), default=None)
-        from_snapshot = source is not None and _common(source.tokens, tokens, limit) > best
+        best = common_length(working, tokens, limit)
+        shared, source = max(((common_length(kept.tokens, tokens, limit), kept) for kept in self._kept),
+                             key=lambda pair: pair[0], default=(0, None))
         if best < len(working):
             self._keep(working[: self._generated_from])
-        if from_snapshot:
-            assert source is not None
-            best = _common(source.tokens, tokens, limit)
+        if source is not None and shared > best:
             self._restore(source)
+            best = shared
         self.remove(0, best)
         self.llama.n_tokens = best
         if self._generated_from is not None and self._generated_from >= best:
@@ -113,7 +105,8 @@ class PrefixCache:
     def _keep(self, tokens: list[int]) -> None:
         """Snapshot sequence 0 (its first ``tokens``), replacing the snapshots it extends, unless
         one holds it already."""
-        if not tokens or any(_common(kept.tokens, tokens, len(tokens)) == len(tokens) for kept in self._kept):
+        held = tuple(tokens)
+        if not held or any(kept.tokens[: len(held)] == held for kept in self._kept):
             return
         import llama_cpp
 
@@ -121,8 +114,8 @@ class PrefixCache:
         size = llama_cpp.llama_state_seq_get_size(ctx, 0)
         buffer = (ctypes.c_uint8 * size)()  # the one copy: llama.cpp writes the cells into it
         written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
-        self._kept = [kept for kept in self._kept if _common(kept.tokens, tokens, len(kept.tokens)) < len(kept.tokens)]
-        self._kept.append(_Snapshot(tuple(tokens), buffer, written))
+        self._kept = [kept for kept in self._kept if held[: len(kept.tokens)] != kept.tokens]  # not extended
+        self._kept.append(_Snapshot(held, buffer, written))
         del self._kept[:-SLOTS]
 
     def _restore(self, snapshot: _Snapshot) -> None:
@@ -162,7 +155,7 @@ def share_prefixes(llama: Llama) -> PrefixCache:
 
     def generate_counted(tokens: Sequence[int], *args: Any, **kwargs: Any) -> Any:
         # llama-cpp-python reuses sequence 0's prefix shared with all but the last token by itself
-        cache.count(_common(cache.working(), tokens, len(tokens) - 1))
+        cache.count(common_length(cache.working(), tokens, len(tokens) - 1))
         try:
             yield from generate(tokens, *args, **kwargs)
         finally:

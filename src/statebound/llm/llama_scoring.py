@@ -13,6 +13,7 @@ prefix and costs nothing again.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from statebound.llm.base import TokenLogprob
@@ -20,17 +21,23 @@ from statebound.llm.base import TokenLogprob
 if TYPE_CHECKING:
     from llama_cpp import Llama
 
-__all__ = ["check_fits", "evaluate", "log_softmax_at", "pieces", "score_text", "tokenize_pair"]
+__all__ = ["check_fits", "common_length", "evaluate", "log_softmax_at", "pieces", "score_text", "tokenize_pair"]
+
+
+def common_length(first: Sequence[int], second: Sequence[int], limit: int) -> int:
+    """How many of their first ``limit`` tokens ``first`` and ``second`` share."""
+    length = 0
+    for a, b in zip(first[:limit], second[:limit]):
+        if a != b:
+            break
+        length += 1
+    return length
 
 
 def _reuse_prefix(llama: Llama, tokens: list[int], keep_before: int) -> int:
     """Keep the longest evaluated prefix of ``tokens`` that ends before position ``keep_before``
     (whose logits are needed, so it is evaluated again); return its length."""
-    kept = 0
-    for cached, wanted in zip(llama.input_ids[: min(llama.n_tokens, keep_before)], tokens):
-        if int(cached) != wanted:
-            break
-        kept += 1
+    kept = common_length(llama.input_ids[: min(llama.n_tokens, keep_before)].tolist(), tokens, keep_before)
     llama.n_tokens = kept
     return kept
 

@@ -12,11 +12,27 @@ the store holds, then runs the same command with ``--resume`` and compares:
   (0 or 1: it runs again, as documented);
 * ``same``: the resumed run's history and trajectory equal an uninterrupted run's.
 
-Used by ``benchmarks/live_flows.py`` (20 runs) and ``tests/flow/test_live_kill.py`` (a few).
+With model-called tools (:class:`ToolHarness`, ``--tools``): a 10-turn flow whose model asks, in
+each reply, for two tools: ``note`` (repeatable) and ``pay`` (``tool(pay, repeatable=False)``),
+each logging its start and its end with a few milliseconds between (3 and 8). Kills land inside the model's
+calls, inside either tool and between them. After the kill the thread is resumed; when it pauses to
+ask about an interrupted ``pay`` the answer is what a person would give (``skip`` when the log
+shows that payment ended, ``repeat`` when it did not), until the run ends. Each trial counts:
+
+* ``reasked``: stored replies asked for again (must be 0);
+* ``paid_twice``: payments that ended twice (must be 0);
+* ``unasked``: payments started again with nobody asked (must be 0);
+* ``asked``: pauses that asked about an interrupted payment;
+* ``same``: the final history equals an uninterrupted run's, wherever no payment was skipped.
+
+Used by ``benchmarks/live_flows.py`` (20 runs of each) and ``tests/flow/test_live_kill.py`` (a few).
+
+    .venv/bin/python benchmarks/kill_resume.py [--tools] [--kills 20]
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import os
 import random
@@ -74,11 +90,13 @@ class Trial:
 class Harness:
     """A work directory with the flow and model files, and the uninterrupted reference run."""
 
+    FLOW, MODEL, MODEL_OPTIONS = FLOW_FILE, MODEL_FILE, ()
+
     def __init__(self, work: Path) -> None:
         self.work = work
         work.mkdir(parents=True, exist_ok=True)
-        (work / "kill_flow.py").write_text(FLOW_FILE)
-        (work / "kill_model.py").write_text(MODEL_FILE)
+        (work / "kill_flow.py").write_text(self.FLOW)
+        (work / "kill_model.py").write_text(self.MODEL)
         self.count = 0
         reference = self._start("reference")
         if reference.wait(timeout=300) != 0:
@@ -87,7 +105,7 @@ class Harness:
 
     def _command(self, name: str) -> list[str]:
         return [str(STATEBOUND), "run", f"{self.work / 'kill_flow.py'}:flow", "--model", "function:kill_model:respond",
-                "--store", str(self.work / f"{name}.db"), "--thread", "t", "--task", "go"]
+                *self.MODEL_OPTIONS, "--store", str(self.work / f"{name}.db"), "--thread", "t", "--task", "go"]
 
     def _start(self, name: str, *extra: str) -> subprocess.Popen[bytes]:
         env = {**os.environ, "CALL_LOG": str(self.log(name)), "STATEBOUND_CONFIG": str(self.work / "none.toml"),
@@ -140,3 +158,159 @@ class Harness:
         reasked = len(set(again) & set(before[:stored]))
         in_flight = len(set(again) & set(before[stored:]))
         return Trial(len(before), stored, reasked, in_flight, self.outcome(name) == self.reference)
+
+
+TOOL_TURNS = 10
+TOOL_FLOW_FILE = textwrap.dedent('''
+    import os
+    import time
+
+    from statebound.flow import CallLLM, Flow, Instruction, State, always, contains, tool
+
+
+    def _log(line):
+        with open(os.environ["TOOL_LOG"], "a") as log:
+            log.write(line + "\\n")
+
+
+    def note(turn: int) -> str:
+        """Write a note."""
+        _log(f"note {turn} start")
+        time.sleep(0.003)
+        _log(f"note {turn} end")
+        return f"noted {turn}"
+
+
+    def pay(turn: int) -> str:
+        """Pay for a turn."""
+        _log(f"pay {turn} start")
+        time.sleep(0.008)
+        _log(f"pay {turn} end")
+        return f"paid {turn}"
+
+
+    act = CallLLM(max_tokens=8, tools=[note, tool(pay, repeatable=False)])
+    flow = Flow(name="pay-me", initial="Act", max_turns=TURNS + 2, states=[
+        State("Act", outputs=[Instruction(lambda ctx: f"Act at turn {ctx.turn}"), act],
+              transitions=[(contains("done"), "End"), (always(), "Act")]),
+        State("End", final=True),
+    ])
+''').replace("TURNS", str(TOOL_TURNS))
+TOOL_MODEL_FILE = textwrap.dedent('''
+    import json
+    import os
+    import time
+
+    from statebound.llm.base import Choice, ToolCall
+
+
+    def respond(request):
+        prompt = request.messages[-1].content.splitlines()[-1]   # "Act at turn 7"
+        with open(os.environ["CALL_LOG"], "a") as log:
+            log.write(prompt + "\\n")
+        time.sleep(0.01)
+        turn = int(prompt.rsplit(" ", 1)[1])
+        if turn >= TURNS - 1:
+            return "done"
+        args = json.dumps({"turn": turn})
+        return Choice(text="", tool_calls=(ToolCall(f"n{turn}", "note", args), ToolCall(f"p{turn}", "pay", args)))
+''').replace("TURNS", str(TOOL_TURNS))
+
+
+@dataclass(frozen=True)
+class ToolTrial:
+    killed_after: int  # model calls logged when the process died
+    reasked: int  # stored replies asked for again (must be 0)
+    paid_twice: int  # payments that ended twice (must be 0)
+    unasked: int  # payments started again without asking (must be 0)
+    asked: int  # pauses asking about an interrupted payment
+    same: bool  # the final history equals an uninterrupted run's (when nothing was skipped)
+    landed: str  # where the kill landed: "model", "note" or "pay" (the last thing started)
+
+
+class ToolHarness(Harness):
+    """:class:`Harness` for the flow whose model calls a repeatable and a non-repeatable tool."""
+
+    FLOW, MODEL, MODEL_OPTIONS = TOOL_FLOW_FILE, TOOL_MODEL_FILE, ("--model-option", "tools=true")
+
+    def _start(self, name: str, *extra: str) -> subprocess.Popen[bytes]:
+        os.environ["TOOL_LOG"] = str(self.tool_log(name))
+        return super()._start(name, *extra)
+
+    def tool_log(self, name: str) -> Path:
+        return self.work / f"{name}.tools"
+
+    def tools(self, name: str) -> list[str]:
+        path = self.tool_log(name)
+        return path.read_text().splitlines() if path.exists() else []
+
+    def stored_replies(self, name: str) -> int:
+        from statebound.flow.live import SQLiteCheckpointer
+
+        with SQLiteCheckpointer(self.work / f"{name}.db") as store:
+            return sum(e.source == "llm" for point in store.checkpoints("t") for e in point.added)
+
+    def trial(self, rng: random.Random) -> ToolTrial:  # type: ignore[override]
+        self.count += 1
+        name = f"killed-{self.count}"
+        child = self._start(name)
+        target = rng.randint(1, TOOL_TURNS - 1)
+        deadline = time.monotonic() + 120
+        while len(self.calls(name)) < target and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        time.sleep(rng.uniform(0, 0.03))  # into the model's call, a tool, or between them
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=60)
+        before, stored = self.calls(name), self.stored_replies(name)
+        tools_before = len(self.tools(name))
+        last_tool = self.tools(name)[-1] if self.tools(name) else "model end"
+        landed = last_tool.split()[0] if last_tool.endswith(" start") else "model"
+        asked = skipped = 0
+        answer: tuple[str, ...] = ()
+        while True:
+            resumed = self._start(name, "--resume", *answer)
+            code = resumed.wait(timeout=300)
+            if code == 0:
+                break
+            if code != 3:
+                raise RuntimeError(f"resume failed ({code}): {resumed.stderr.read() if resumed.stderr else ''}")
+            asked += 1  # paused: was the interrupted payment made? a person would check
+            payments = [line for line in self.tools(name) if line.startswith("pay ")]
+            ended = payments[-1].endswith(" end")
+            skipped += ended
+            answer = ("--input", "skip" if ended else "repeat")
+        again = self.calls(name)[len(before):]
+        log = self.tools(name)
+        ends = [line for line in log if line.startswith("pay ") and line.endswith(" end")]
+        restarted = [line for line in log[tools_before:] if line.startswith("pay ") and line.endswith(" start")]
+        unasked = sum(1 for line in restarted if line in log[:tools_before]) - (asked - skipped)
+        return ToolTrial(len(before), len(set(again) & set(before[:stored])), len(ends) - len(set(ends)),
+                         max(unasked, 0), asked, skipped > 0 or self.outcome(name) == self.reference, landed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tools", action="store_true", help="the flow whose model calls tools")
+    parser.add_argument("--kills", type=int, default=20, help="trials")
+    parser.add_argument("--seed", type=int, default=20)
+    args = parser.parse_args()
+    import tempfile
+
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory(prefix="kill-resume-") as tmp:
+        harness = ToolHarness(Path(tmp)) if args.tools else Harness(Path(tmp))
+        trials = [harness.trial(rng) for _ in range(args.kills)]
+    for number, trial in enumerate(trials, 1):
+        print(number, trial)
+    if args.tools:
+        tool_trials = [t for t in trials if isinstance(t, ToolTrial)]
+        print(f"{len(trials)} kills: replies asked again {sum(t.reasked for t in tool_trials)}, payments ended "
+              f"twice {sum(t.paid_twice for t in tool_trials)}, payments re-run unasked "
+              f"{sum(t.unasked for t in tool_trials)}, asked about {sum(t.asked for t in tool_trials)}, "
+              f"ended as an uninterrupted run {sum(t.same for t in tool_trials)}/{len(trials)}; kills landed in "
+              f"the model's call or between steps {sum(t.landed == 'model' for t in tool_trials)}, in note "
+              f"{sum(t.landed == 'note' for t in tool_trials)}, in pay {sum(t.landed == 'pay' for t in tool_trials)}")
+
+
+if __name__ == "__main__":
+    main()

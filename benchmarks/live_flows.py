@@ -7,7 +7,8 @@
 2. statebound's checkpoint cost per transition: the same runs with and without a checkpointer.
 3. ``--kills`` runs of a 30-turn flow killed with SIGKILL at a random point and resumed
    (benchmarks/kill_resume.py): replies asked for again, and whether each run ends as an
-   uninterrupted one.
+   uninterrupted one; then as many of a flow whose model calls tools, one of them not repeatable
+   (payments ended twice or run again without asking).
 
     .venv/bin/python benchmarks/live_flows.py [--turns 100] [--runs 20] [--kills 20]
 """
@@ -24,7 +25,7 @@ from collections import deque
 from pathlib import Path
 
 from flow_overhead import TimedLLM, langgraph_app, replies, statebound_flow
-from kill_resume import Harness
+from kill_resume import Harness, ToolHarness
 
 from statebound.flow.live import Durability, SQLiteCheckpointer
 from statebound.llm.base import Message, Request
@@ -116,6 +117,17 @@ def kill_trials(count: int, work: Path) -> None:
     print(f"  calls in flight at the kill, re-run: {sum(t.in_flight for t in trials)} "
           f"(killed after {min(t.killed_after for t in trials)}-{max(t.killed_after for t in trials)} calls)")
     print(f"  runs ending as an uninterrupted run: {sum(t.same for t in trials)}/{count}")
+    tools = ToolHarness(work / "tool-kills")
+    tool_trials = [tools.trial(rng) for _ in range(count)]
+    print(f"kill -9 at a random point of a flow whose model calls tools, then --resume ({count} runs; a person "
+          "answers repeat or skip about an interrupted payment):")
+    print(f"  stored replies asked for again:          {sum(t.reasked for t in tool_trials)}")
+    print(f"  payments (not repeatable) ended twice:   {sum(t.paid_twice for t in tool_trials)}")
+    print(f"  payments run again without asking:       {sum(t.unasked for t in tool_trials)}")
+    print(f"  resumes that asked about a payment:      {sum(t.asked for t in tool_trials)}")
+    print(f"  runs ending as an uninterrupted run:     {sum(t.same for t in tool_trials)}/{count}")
+    print("  kills that landed in the model's call or between steps / in note / in pay: "
+          + " / ".join(str(sum(t.landed == where for t in tool_trials)) for where in ("model", "note", "pay")))
 
 
 async def main() -> None:

@@ -3,6 +3,8 @@ store, replays, threads, one flag vocabulary and messages that list what exists.
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 from typer.testing import CliRunner
 
@@ -327,9 +329,10 @@ def test_a_thread_forked_from_the_command_line_runs_on_with_the_edit(tmp_path) -
     assert "#1 llm: 'I would guess'" in listed.output and "--fork SEQ" in listed.output
     forked = invoke("threads", store, "t1", "--fork", "2", "--edit", "1", "Expression: 3*12-5")
     assert forked.exit_code == 0, forked.output
-    assert forked.output.strip() == (f"t1-at-2: a new thread from t1 at checkpoint 2, history entry #1 edited; "
-                                     f"run it on with statebound run arithmetic --store {store} --thread t1-at-2 --resume")
-    ran = _thread(store, "--thread", "t1-at-2", "--resume")
+    assert forked.output.strip() == (f"t1-at-2: a new thread from t1 at checkpoint 2 (history entry #1 edited); "
+                                     f"run it on with\n  statebound run arithmetic -m scripted --store {store} "
+                                     "--thread t1-at-2 --resume")
+    ran = invoke(*shlex.split(forked.output.strip().splitlines()[-1])[1:])  # the printed command, as printed
     assert ran.exit_code == 0 and "Result: 3*12-5 = 31" in ran.output
     bad = invoke("threads", store, "t1", "--fork", "2", "--edit", "9", "x")
     assert bad.exit_code == 2 and "cannot edit history entry 9" in bad.stderr

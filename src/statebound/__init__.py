@@ -21,7 +21,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "statebound.flow": (
         "Flow", "State", "Agent", "Instruction", "CallLLM", "CallTool", "ToolResult", "Pick", "GroupChat",
         "Role", "AskHuman", "always", "contains", "matches", "repeated", "tool_ok", "tool_failed",
-        "called", "llm_choice", "choose", "check_flow", "RunContext", "RunResult", "ExitReason", "Update",
+        "called", "llm_choice", "choose", "check_flow", "RunContext", "RunResult", "ExitReason", "Update", "tool",
     ),
     "statebound.flow.live": ("SQLiteCheckpointer", "PostgresCheckpointer", "open_checkpointer"),
     "statebound.llm": (
@@ -48,8 +48,8 @@ __all__ = [
     "GroupChat", "Instruction", "list_models", "LLM", "llm_choice", "load_bundled", "matches", "Message",
     "open_checkpointer", "open_model", "parse_spec", "Pick", "PostgresCheckpointer", "prepare_run",
     "repeated", "Request", "Role", "run_task", "RunContext", "RunResult", "ScriptedLLM", "Spec",
-    "SQLiteCheckpointer", "State", "StateboundError", "TaskSelection", "tool_failed", "tool_ok", "ToolResult",
-    "Usage", "Update", "Benchmark", "BenchmarkOptions", "AgentSpec", "Setup", "Task", "Grade", "FlowAgent",
+    "SQLiteCheckpointer", "State", "StateboundError", "TaskSelection", "tool", "tool_failed", "tool_ok",
+    "ToolResult", "Usage", "Update", "Benchmark", "BenchmarkOptions", "AgentSpec", "Setup", "Task", "Grade", "FlowAgent",
     "StepResult", "Score",
 ]
 
@@ -106,6 +106,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         llm_choice,
         matches,
         repeated,
+        tool,
         tool_failed,
         tool_ok,
     )

@@ -110,6 +110,11 @@ class CheckpointError(StateboundError):
     thread, checkpoint or server, and the fix."""
 
 
+class ThreadTaken(CheckpointError):
+    """Another run of a stored thread holds it or wrote into it first: this one stops without
+    writing into it."""
+
+
 class BudgetExceeded(StateboundError):
     """A token, turn or time budget ran out."""
 

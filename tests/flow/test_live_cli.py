@@ -3,6 +3,7 @@ command's model names and options as ``statebound eval`` takes them, and its one
 
 from __future__ import annotations
 
+import shlex
 import textwrap
 
 import pytest
@@ -62,11 +63,23 @@ def _run(project, *args: str):
                                "--store", str(project / "runs.db"), "--thread", "t1", *args])
 
 
+def printed_command(output: str, prefix: str, answer: str | None = None) -> list[str]:
+    """The command a line of ``output`` gives after ``prefix``, split as a shell would (``your
+    answer`` replaced by ``answer``), without the leading ``statebound``."""
+    line = next(line for line in output.splitlines() if line.strip().startswith(prefix))
+    words = shlex.split(line.strip().removeprefix(prefix))
+    assert words[0] == "statebound", line
+    return [answer if word == "your answer" and answer is not None else word for word in words[1:]]
+
+
 def test_pause_answer_crash_resume_and_listing(project):
     first = _run(project, "--task", "Write about cats.")
     assert first.exit_code == 3, first.output
-    assert "paused: Publish it?; answer with --resume --input TEXT" in first.output
-    crashed = _run(project, "--resume", "--input", "yes")
+    assert "paused: Publish it?" in first.output
+    hint = printed_command(first.output, "answer with:", answer="yes")
+    assert hint == ["run", f"{project / 'flows.py'}:flow", "-m", "function:cat_model:respond", "--store",
+                    str(project / "runs.db"), "--thread", "t1", "--resume", "--input", "yes"]
+    crashed = runner.invoke(app, hint)  # the printed command, as printed, from another directory's view
     assert crashed.exit_code == 1 and "the machine went down" in crashed.output
     listed = runner.invoke(app, ["threads", str(project / "runs.db")])
     assert listed.exit_code == 0 and "t1" in listed.output and "error" in listed.output

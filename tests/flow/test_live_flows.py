@@ -3,7 +3,6 @@ interrupted tools that must not run twice, forks, and damaged or mismatched stor
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 
 import pytest
@@ -298,25 +297,6 @@ def test_a_truncated_store_is_reported_and_left_alone(tmp_path):
     with pytest.raises(CheckpointError, match="not a checkpoint store"):
         SQLiteCheckpointer(text)
     assert text.read_text() == "not a database"
-
-
-def test_two_runs_of_one_thread_cannot_both_write(tmp_path):
-    path = tmp_path / "s.db"
-    with pytest.raises(Killed):
-        looping_flow().run_sync("solve", llm=counting_llm([]), checkpointer=KilledAfter(path, 4), thread="t")
-
-    async def slow(request: Request) -> str:  # yields, so the two runs interleave
-        await asyncio.sleep(0.001)
-        return "next"
-
-    async def both() -> list:
-        stores = [SQLiteCheckpointer(path), SQLiteCheckpointer(path)]
-        runs = [looping_flow().resume("t", checkpointer=s, llm=FunctionLLM(respond=slow)) for s in stores]
-        return await asyncio.gather(*runs, return_exceptions=True)
-
-    outcomes = asyncio.run(both())
-    assert [type(o) for o in outcomes].count(CheckpointError) == 1, outcomes
-    assert "another run of it" in str(next(o for o in outcomes if isinstance(o, CheckpointError)))
 
 
 def test_checkpointer_and_thread_come_together():

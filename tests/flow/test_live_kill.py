@@ -36,3 +36,13 @@ def test_kill_9_then_resume_repeats_no_checkpointed_call(tmp_path):
         assert trial.reasked == 0, trial
         assert trial.in_flight == trial.killed_after - trial.stored <= 1, trial
         assert trial.same, trial
+
+
+def test_kill_9_of_a_flow_whose_model_calls_tools_repeats_no_reply_and_no_payment(tmp_path):
+    kill_resume = _harness_module()
+    harness = kill_resume.ToolHarness(tmp_path)
+    rng = random.Random(5)
+    trials = [harness.trial(rng) for _ in range(4)]
+    for trial in trials:
+        assert (trial.reasked, trial.paid_twice, trial.unasked) == (0, 0, 0), trial
+        assert trial.same, trial

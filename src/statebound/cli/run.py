@@ -45,7 +45,9 @@ def load_flow(ref: str) -> Flow:
     from statebound.flow import Flow
 
     if ref in EXAMPLES:
-        return load_example(ref)
+        flow = load_example(ref)
+        flow.origin = ref
+        return flow
     if not is_file_ref(ref):
         raise DefinitionError(
             f"{ref!r} is neither a bundled example ({', '.join(sorted(EXAMPLES))}) nor path.py:variable"
@@ -60,6 +62,8 @@ def load_flow(ref: str) -> Flow:
         value = value()
     if not isinstance(value, Flow):
         raise DefinitionError(f"{ref} is a {type(value).__name__}, not a statebound.flow.Flow")
+    path, _, variable = ref.rpartition(":")
+    value.origin = f"{Path(path).resolve()}:{variable}"  # works from any directory
     return value
 
 
@@ -271,8 +275,13 @@ def run_command(
     if trace is not None:
         console.print(f"trace written to {trace}")
     if result.exit_reason.value == "paused":
-        hint = "; answer with --resume --input TEXT" if thread is not None else ""
-        console.print(f"[magenta]paused: {result.pending}{hint}[/]")
+        from statebound.flow.live.hints import run_on_command
+
+        console.print(f"[magenta]paused: {result.pending}[/]")
+        if thread is not None and store_path is not None and flow.origin is not None:
+            command = run_on_command(flow.origin, store_path, thread, paused=True, model=llm.model)
+            console.print(f"answer with: {command}",
+                          markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(code=PAUSED_EXIT)
     if not result.ok:
         raise typer.Exit(code=1)

@@ -64,32 +64,43 @@ def _checkpoint_table(store: Checkpointer, thread: str) -> Table:
     return table
 
 
-def _fork(store_path: str, thread: str, at: int, edit: tuple[int, str] | None, name: str | None) -> str:
+def _fork(store_path: str, thread: str, at: int, edit: tuple[int, str] | None, name: str | None,
+          sets: list[str]) -> str:
     """Start a new thread from ``thread``'s checkpoint ``at``; the line that says how to go on."""
     from statebound.flow.live import fork_thread, open_checkpointer
+    from statebound.flow.live.fold import fold
+    from statebound.flow.live.forking import parse_sets
+    from statebound.flow.live.hints import run_on
+    from statebound.flow.live.session import thread_models
 
-    new = fork_thread(store_path, thread, at=at, edit=edit, name=name)
+    new = fork_thread(store_path, thread, at=at, edit=edit, name=name, sets=parse_sets(sets))
     with open_checkpointer(store_path, read_only=True) as store:
         record = store.record(new)
-    flow = record.flow if record is not None else "FLOW"
-    edited = f", history entry #{edit[0]} edited" if edit is not None else ""
-    return (f"{new}: a new thread from {thread} at checkpoint {at}{edited}; run it on with "
-            f"statebound run {flow} --store {store_path} --thread {new} --resume")
+        paused = fold(store.lineage(new), "").kind == "pause"
+        models = thread_models(store, new)
+    assert record is not None  # just written
+    changed = [f"history entry #{edit[0]} edited"] if edit is not None else []
+    changed += [f"{pair.partition('=')[0].strip()} set" for pair in sets]
+    what = f" ({', '.join(changed)})" if changed else ""
+    return f"{new}: a new thread from {thread} at checkpoint {at}{what}; run it on with\n  {run_on(record, store_path, paused=paused, model=models[-1] if models else None)}"
 
 
 @app.command("threads")
 def threads_command(
     store_path: str = typer.Argument(..., metavar="STORE", help="A SQLite file or a postgresql:// URL."),
     thread: str | None = typer.Argument(None, help="Show this thread's checkpoints."),
-    fork: int | None = typer.Option(None, "--fork", metavar="SEQ", min=0, help="Start a new thread from THREAD's checkpoint SEQ (then: statebound run FLOW --store STORE --thread NEW --resume)."),
+    fork: int | None = typer.Option(None, "--fork", metavar="SEQ", min=0, help="Start a new thread from THREAD's checkpoint SEQ; prints the command that runs it on."),
     edit: tuple[int, str] | None = typer.Option(None, "--edit", metavar="INDEX TEXT", help="With --fork: give history entry INDEX (the #index the checkpoints show) the text TEXT, e.g. an edited model reply."),
     name: str | None = typer.Option(None, "--name", help="With --fork: the new thread's name (default THREAD-at-SEQ)."),
+    sets: list[str] = typer.Option([], "--set", metavar="FIELD=JSON", help="With --fork: set a flow variable in the new thread (JSON, or a bare text for a string); checked against the variables' type; repeatable."),
 ) -> None:
     """List the threads of a store (state, turn, status), or one thread's checkpoints, or fork a thread from one of them. The store is only read (a file that is not a checkpoint store is refused); --fork adds a thread.
 
     Example: statebound threads runs/live.sqlite t1
 
     Example (a new thread from checkpoint 3, with entry 2 rewritten): statebound threads runs/live.sqlite t1 --fork 3 --edit 2 "Publish it."
+
+    Example (a new thread from checkpoint 3, with a flow variable set): statebound threads runs/live.sqlite t1 --fork 3 --set severity='"high"'
     """
     from pathlib import Path
 
@@ -102,13 +113,13 @@ def threads_command(
         refuse_connection_string(store_path)
         if "://" not in store_path and not Path(store_path).is_file():
             raise CheckpointError(f"no store at {store_path}; `statebound run FLOW --store PATH --thread ID` makes one")
-        if fork is None and (edit is not None or name is not None):
-            raise CheckpointError(f"{'--edit' if edit is not None else '--name'} goes with --fork SEQ "
-                                  f"(statebound threads {store_path} THREAD --fork SEQ)")
+        if fork is None and (edit is not None or name is not None or sets):
+            flag = "--edit" if edit is not None else "--name" if name is not None else "--set"
+            raise CheckpointError(f"{flag} goes with --fork SEQ (statebound threads {store_path} THREAD --fork SEQ)")
         if fork is not None:
             if thread is None:
                 raise CheckpointError(f"--fork needs the THREAD to fork: statebound threads {store_path} THREAD --fork {fork}")
-            typer.echo(_fork(store_path, thread, fork, edit, name))
+            typer.echo(_fork(store_path, thread, fork, edit, name, sets))
             return
         with open_checkpointer(store_path, read_only=True) as store:
             if thread is not None and store.record(thread) is None:

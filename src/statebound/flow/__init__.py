@@ -41,6 +41,7 @@ from statebound.flow.events import (
     StateEntered,
     TokenDelta,
     TransitionTaken,
+    VarsWritten,
 )
 from statebound.flow.groupchat import AUTO, MANUAL, RANDOM, ROUND_ROBIN, GroupChat, Role
 from statebound.flow.history import Entry, to_messages
@@ -65,6 +66,7 @@ from statebound.flow.rules import (
     tool_failed,
     tool_ok,
 )
+from statebound.flow.tool_calls import FunctionTool, tool
 from statebound.flow.update import Update
 from statebound.flow.variables import VarsSpec
 
@@ -81,6 +83,8 @@ __all__ = [
     "CallLLM",
     "CallTool",
     "ToolResult",
+    "tool",
+    "FunctionTool",
     "Pick",
     "Picked",
     "ChoiceMethod",
@@ -132,6 +136,7 @@ __all__ = [
     "SpeakerSelected",
     "TokenDelta",
     "TransitionTaken",
+    "VarsWritten",
     "BudgetHit",
     "RunFinished",
 ]

@@ -14,21 +14,21 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol
+from typing import Any, Generic, Literal, Protocol
 
 from statebound.errors import DefinitionError
 from statebound.flow.agent import Agent
-from statebound.flow.events import BudgetHit, MessageAdded, StepEvent, TokenDelta
+from statebound.flow.events import BudgetHit, MessageAdded, StepEvent, TokenDelta, VarsWritten
 from statebound.flow.history import Entry, EntryRole, MessageCache, Source, system_text
 from statebound.flow.json_data import json_problem
-from statebound.flow.result import CallKind, CallRecord, ExitReason
+from statebound.flow.result import CallKind, CallRecord, ExitReason, RunResult
 from statebound.flow.tally import UsageTally
 from statebound.flow.variables import VarsSpec, VarsT
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
 from statebound.llm.conformance import check_llm, complete_checked
 from statebound.llm.streaming import streaming_to, token_sink
 
-__all__ = ["MachineInfo", "PauseRun", "RunContext", "Snapshot", "StopRun", "VarsT"]
+__all__ = ["MachineInfo", "PauseRun", "RunContext", "RunHook", "Snapshot", "StepKind", "StopRun", "ToolIntent", "VarsT"]
 
 
 class StateInfo(Protocol):
@@ -63,6 +63,24 @@ class MachineInfo(Protocol):
     def vars(self) -> VarsSpec | None: ...
 
 
+# start: the task is in the history; intent: a tool that must not run twice is about to run;
+# progress: part of an output's work is done (a model reply with tool calls, one call's result);
+# output: an output function finished; transition: the next state is chosen, not yet entered
+StepKind = Literal["start", "intent", "progress", "output", "transition"]
+
+# the tool an intent announces, and the id of the model's call when the model called it
+ToolIntent = tuple[str, str | None]
+
+
+class RunHook(Protocol):
+    """Told of each step of a run as it happens, and of its end (a checkpointer's recorder,
+    :mod:`statebound.flow.live`)."""
+
+    def step(self, ctx: RunContext[Any], kind: StepKind, *, tool: ToolIntent | None = None) -> None: ...
+
+    def finished(self, ctx: RunContext[Any], result: RunResult[Any]) -> None: ...
+
+
 class StopRun(Exception):
     """Raised inside a run to end it with ``reason`` (caught by the engine, never escapes)."""
 
@@ -87,7 +105,9 @@ class Snapshot:
     ``step`` is the index of the next output function of ``state`` to run (-1: ``state`` is
     still to be entered); ``trajectory`` lists the states entered so far; ``reply`` is a
     person's answer given on resume, for the output function that asked; ``vars`` are the
-    flow variables' fields as stored (None: the flow declares none).
+    flow variables' fields as stored (None: the flow declares none); ``output_start`` is where in
+    the history the output function at ``step`` began, when it stopped part-way with its progress
+    stored (a model's reply whose tool calls were not all run), else None.
     """
 
     task: str
@@ -100,6 +120,7 @@ class Snapshot:
     entered_at: int
     reply: str | None = None
     vars: Mapping[str, Any] | None = None
+    output_start: int | None = None
 
 
 class RunContext(Generic[VarsT]):
@@ -109,6 +130,7 @@ class RunContext(Generic[VarsT]):
     __slots__ = (
         "_cost",
         "_emit",
+        "_hook",
         "_llm",
         "_messages",
         "_on_token",
@@ -119,6 +141,7 @@ class RunContext(Generic[VarsT]):
         "entered_at",
         "flow",
         "history",
+        "output_start",
         "reply",
         "speaker",
         "state",
@@ -140,6 +163,7 @@ class RunContext(Generic[VarsT]):
         emit: Callable[[StepEvent], None] | None,
         cost: Callable[[str, Usage], float | None],
         on_token: Callable[[TokenDelta], None] | None = None,
+        hook: RunHook | None = None,
     ) -> None:
         self.flow = flow
         self.task = task
@@ -150,6 +174,7 @@ class RunContext(Generic[VarsT]):
         self.visits: dict[str, int] = {}
         self.entered_at = 0  # history index at which the current state visit began
         self.step = -1  # checkpointed runs: the output function now running (-1: entering the state)
+        self.output_start: int | None = None  # checkpointed runs: the history index where it began
         self.reply: str | None = None  # a person's answer, given on resume, not yet taken
         self.agent: Agent | None = None  # the current state's (or group-chat role's) agent
         self.speaker: str | None = None  # the group-chat role now speaking
@@ -161,10 +186,11 @@ class RunContext(Generic[VarsT]):
         self._emit = emit
         self._cost = cost
         self._on_token = on_token
+        self._hook = hook
         self._messages = MessageCache()
         spec = flow.vars
         self.vars: VarsT = None if spec is None else spec.initial  # type: ignore[assignment]
-        self.vars_written: dict[str, Any] = {} if spec is None else spec.dump(spec.initial)  # not yet checkpointed
+        self.vars_written: dict[str, Any] = {} if spec is None else dict(spec.initial_data)  # not yet checkpointed
 
     def update(self, changes: Mapping[str, Any], *, by: str) -> None:
         """Write fields of the flow variables (``by``: the output function writing, for errors)."""
@@ -175,6 +201,8 @@ class RunContext(Generic[VarsT]):
         if changes:
             self.vars, written = spec.update(self.vars, changes, by=by)
             self.vars_written.update(written)
+            if self._emit is not None:
+                self._emit(VarsWritten(self.state, by, {name: getattr(self.vars, name) for name in written}, written))
 
     def restore(self, snapshot: Snapshot) -> None:
         """Take the place of a stored run: its history, usage, calls, counters and position."""
@@ -192,6 +220,15 @@ class RunContext(Generic[VarsT]):
         elif snapshot.vars:
             raise DefinitionError(f"the stored thread has flow variables ({', '.join(snapshot.vars)}), but flow "
                                   f"{self.flow.name!r} declares none")
+
+    def checkpoint(self, kind: Literal["progress", "intent"], *, tool: str | None = None,
+                   call: str | None = None) -> None:
+        """In a checkpointed run, store the output function's progress so far (``"progress"``:
+        what it added is never done again on resume), or announce that ``tool`` (called by the
+        model as ``call``) is about to run and must not run twice (``"intent"``: a resume after a
+        crash inside it asks a person first). A no-op in a run that is not checkpointed."""
+        if self._hook is not None:
+            self._hook.step(self, kind, tool=None if tool is None else (tool, call))
 
     # ---- reading -------------------------------------------------------------------------
     @property

@@ -20,10 +20,10 @@ import asyncio
 import functools
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from statebound.errors import ContextOverflow, DefinitionError
-from statebound.flow.context import PauseRun, RunContext, Snapshot, StopRun
+from statebound.flow.context import PauseRun, RunContext, RunHook, Snapshot, StepKind, StopRun
 from statebound.flow.events import BudgetHit, StateEntered, TokenDelta, TransitionTaken
 from statebound.flow.listeners import Event, EventCallback, Listeners, RunFinished, sinks_of
 from statebound.flow.machine import Machine
@@ -33,19 +33,6 @@ from statebound.flow.states import Edge
 from statebound.llm.base import LLM, Usage
 
 __all__ = ["RunHook", "StepKind", "execute", "result_of", "stream"]
-
-# start: the task is in the history; intent: a tool that must not run twice is about to run;
-# output: an output function finished; transition: the next state is chosen, not yet entered
-StepKind = Literal["start", "intent", "output", "transition"]
-
-
-class RunHook(Protocol):
-    """Told of each step of a run as it happens, and of its end (a checkpointer records them)."""
-
-    def step(self, ctx: RunContext, kind: StepKind) -> None: ...
-
-    def finished(self, ctx: RunContext, result: RunResult) -> None: ...
-
 
 @functools.cache  # one per process: the prices themselves are looked up on each call
 def _pricing() -> Callable[[str, Usage], float | None]:
@@ -83,13 +70,14 @@ async def execute(
     listeners = Listeners(sinks, record_events) if (sinks or record_events) else None
     emit = listeners.emit if listeners is not None else None
     ctx: RunContext[Any] = RunContext(flow=machine, task=task, deps=deps, llm=llm, emit=emit, cost=_pricing(),
-                                        on_token=on_token)
+                                        on_token=on_token, hook=hook)
     states, edges_of = machine.states_by_name, machine.edges
     visit_limits, max_turns = machine.visit_limits, machine.max_turns
     budget = machine.token_budget
     visits = ctx.visits
     error: BaseException | None = None
     pending: str | None = None
+    resumed_part: int | None = None
     if snapshot is None:
         trajectory: list[str] = []
         ctx.add("user", task, "task")
@@ -98,6 +86,7 @@ async def execute(
     else:
         ctx.restore(snapshot)
         trajectory = list(snapshot.trajectory)
+        resumed_part = snapshot.output_start
     state = states[ctx.state]
     step = ctx.step  # -1: enter the state; else the output function to run next
     ctx.agent = state.agent
@@ -132,6 +121,10 @@ async def execute(
             for output in state.outputs[step:] if step else state.outputs:
                 if hook is not None:  # checkpointed: ctx.step is where a stored run stands
                     ctx.step = step
+                    if resumed_part is None:
+                        ctx.output_start = len(ctx.history)
+                    else:  # the output stopped part-way (its stored progress begins there)
+                        ctx.output_start, resumed_part = resumed_part, None
                     if not getattr(output, "repeatable", True):
                         hook.step(ctx, "intent")
                 await output.run(ctx)

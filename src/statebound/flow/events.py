@@ -2,7 +2,8 @@
 
 Every event has a ``kind`` and a JSON-friendly :meth:`to_dict`. A run emits, in order:
 ``StateEntered`` (for each state reached), ``MessageAdded`` (for each history entry),
-``SpeakerSelected`` (group chats), ``TransitionTaken`` (after a state's outputs) and ``BudgetHit``
+``VarsWritten`` (for each write of flow variables), ``SpeakerSelected`` (group chats),
+``TransitionTaken`` (after a state's outputs) and ``BudgetHit``
 (when a turn, visit, round or token limit stops the run): the step events; runs that ask for
 tokens also get ``TokenDelta`` pieces of each reply as it is written. The last event,
 ``RunFinished``, carries the result and lives in :mod:`statebound.flow.listeners`, so this module
@@ -25,6 +26,7 @@ __all__ = [
     "StepEvent",
     "TokenDelta",
     "TransitionTaken",
+    "VarsWritten",
     "refused_by_limit",
 ]
 
@@ -59,6 +61,21 @@ class MessageAdded:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "index": self.index, **self.entry.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class VarsWritten:
+    """Output function ``by`` in ``state`` wrote fields of the flow variables: ``fields`` holds
+    the new values as the run sees them (typed), ``data`` the same as JSON (what is stored)."""
+
+    kind: ClassVar[str] = "vars_written"
+    state: str
+    by: str
+    fields: Mapping[str, Any]
+    data: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "state": self.state, "by": self.by, "fields": dict(self.data)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +128,7 @@ class BudgetHit:
         return _flat(self)
 
 
-StepEvent = StateEntered | MessageAdded | SpeakerSelected | TransitionTaken | BudgetHit
+StepEvent = StateEntered | MessageAdded | VarsWritten | SpeakerSelected | TransitionTaken | BudgetHit
 
 
 @dataclass(frozen=True, slots=True)

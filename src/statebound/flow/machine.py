@@ -26,8 +26,8 @@ class Machine:
     pydantic model, the class or an initial instance; :mod:`statebound.flow.variables`).
     """
 
-    __slots__ = ("edges", "initial", "max_turns", "name", "states", "states_by_name", "system", "token_budget", "vars",
-                 "visit_limits")
+    __slots__ = ("edges", "initial", "max_turns", "name", "origin", "states", "states_by_name", "system", "token_budget",
+                 "vars", "visit_limits")
 
     def __init__(
         self,
@@ -56,6 +56,9 @@ class Machine:
         validate(self)
         if self.vars is not None:
             self.vars.check_writers(self.states)
+        # where the flow was loaded from, when known (``statebound run`` sets it: a bundled flow's
+        # name or ``/abs/path.py:variable``); kept with its threads, so hints can name it
+        self.origin: str | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, states={[s.name for s in self.states]})"
@@ -79,4 +82,6 @@ class Machine:
         unknown = set(changes) - set(settings)
         if unknown:
             raise DefinitionError(f"Flow.replace: unknown settings {sorted(unknown)}; use {sorted(settings)}")
-        return type(self)(**{**settings, **changes})
+        copy = type(self)(**{**settings, **changes})
+        copy.origin = self.origin
+        return copy

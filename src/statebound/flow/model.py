@@ -15,7 +15,7 @@ from statebound.flow import draw, engine
 from statebound.flow.events import TokenDelta
 from statebound.flow.listeners import Event, EventCallback
 from statebound.flow.live.session import Running, run_thread
-from statebound.flow.live.store import Checkpointer
+from statebound.flow.live.store import Checkpointer, free_thread_name
 from statebound.flow.machine import Machine
 from statebound.flow.result import RunResult
 from statebound.flow.states import Edge, State, Transition
@@ -153,6 +153,20 @@ class Flow(Machine, Generic[VarsT]):
         """:meth:`resume` for synchronous code."""
         return _run_blocking(lambda: self.resume(thread, checkpointer=checkpointer, input=input, llm=llm, deps=deps,
                                                  on_event=on_event, record_events=record_events, on_token=on_token))
+
+    def fork(self, thread: str, *, checkpointer: Checkpointer, at: int, name: str | None = None,
+             edit: tuple[int, str] | None = None, vars: Mapping[str, Any] | None = None) -> str:  # noqa: A002
+        """Start a new thread from ``thread``'s checkpoint ``at`` (see ``Checkpointer.fork``), named
+        ``name`` or ``THREAD-at-AT``: ``edit`` rewrites a history entry (``(index, text)``),
+        ``vars`` sets flow variables to values of their types (checked as a write is). Run it on
+        with :meth:`resume`; returns its name."""
+        data = None
+        if vars:
+            if self.vars is None:
+                raise DefinitionError(f"flow {self.name!r} declares no variables to set ({', '.join(vars)})")
+            data = self.vars.data(vars, by=f"the fork of {thread!r}")
+        new = name or free_thread_name(f"{thread}-at-{at}", {info.thread for info in checkpointer.threads()})
+        return checkpointer.fork(thread, at=at, thread=new, edit=edit, vars=data)
 
     # ---- drawing -------------------------------------------------------------------------
     def to_mermaid(self) -> str:

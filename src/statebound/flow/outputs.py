@@ -25,7 +25,13 @@ from statebound.flow.agent import Agent
 from statebound.flow.choice import grammar_choice
 from statebound.flow.context import RunContext
 from statebound.flow.structured import ask_structured, check_schema_support
-from statebound.flow.tool_calls import FunctionTool, as_tools, render_calls, run_tool_calls
+from statebound.flow.tool_calls import (
+    ModelTool,
+    as_tools,
+    calls_in_progress,
+    render_calls,
+    run_tool_calls,
+)
 from statebound.flow.tool_result import ToolResult
 from statebound.llm.base import LLM, Message, Request, ToolSpec
 from statebound.llm.json_schema import SchemaTarget, json_schema
@@ -80,10 +86,14 @@ class CallLLM:
     back ``retries`` times, then the run ends with ``StructuredOutputError``. A model that cannot
     hold a reply to the schema is refused before the run starts.
 
-    ``tools`` (Python functions, :mod:`statebound.flow.tool_calls`) are offered to the model as
-    the provider's tools (``tool_choice``: ``"auto"``, ``"required"`` or a function's name); the
-    calls it asks for run at once, each result a ``tool`` entry; ``entry.data["tool_calls"]`` of
-    the reply records them, and :func:`~statebound.flow.rules.called` branches on them.
+    ``tools`` (Python functions, or :func:`~statebound.flow.tool_calls.tool` to say how they may
+    be called; :mod:`statebound.flow.tool_calls`) are offered to the model as the provider's tools
+    (``tool_choice``: ``"auto"``, ``"required"`` or a function's name); the calls it asks for run
+    at once, each result a ``tool`` entry; ``entry.data["tool_calls"]`` of the reply records them,
+    and :func:`~statebound.flow.rules.called` branches on them. In a checkpointed run the reply is
+    stored before the calls run and each result as it comes (see ``docs/live-flows.md``).
+    ``writes`` names the flow variables the tools' ``ToolResult(update=...)`` may write, for
+    static checks (each ``tool(fn, writes=[...])`` adds its own).
     """
 
     llm: LLM | None = None
@@ -98,14 +108,17 @@ class CallLLM:
     schema: SchemaTarget | None = None
     into: str | None = None
     retries: int = 1
-    tools: Sequence[Callable[..., Any] | FunctionTool] = ()
+    tools: Sequence[Callable[..., Any] | ModelTool] = ()
     tool_choice: str = "auto"
-    _offered: tuple[FunctionTool, ...] = field(init=False, repr=False, compare=False, default=())
+    writes: Sequence[str] = ()
+    _offered: tuple[ModelTool, ...] = field(init=False, repr=False, compare=False, default=())
     _specs: tuple[ToolSpec, ...] = field(init=False, repr=False, compare=False, default=())  # the requests' tools
 
     def __post_init__(self) -> None:
         offered = as_tools(self.tools)
         object.__setattr__(self, "_offered", offered)
+        written = (*self.writes, *(name for tool in offered for name in tool.writes))
+        object.__setattr__(self, "writes", tuple(dict.fromkeys(written)))
         object.__setattr__(self, "_specs", tuple(tool.spec for tool in offered))
         if offered and (self.schema is not None or self.grammar is not None):
             raise DefinitionError("CallLLM with tools= takes no schema= or grammar=")
@@ -132,6 +145,10 @@ class CallLLM:
                                      "embedded model or a server with tool calling")
 
     async def run(self, ctx: RunContext) -> None:
+        if self._offered and (progress := calls_in_progress(ctx.history, ctx.output_start)) is not None:
+            calls, done = progress  # resumed after the reply was stored: its calls go on
+            await run_tool_calls(ctx, calls, self._offered, done=done)
+            return
         messages = ctx.messages() if self.render is None else tuple(self.render(ctx))
         grammar = self.grammar(ctx) if callable(self.grammar) else self.grammar
         request = Request(
@@ -164,6 +181,7 @@ class CallLLM:
             ctx.add("assistant", completion.text if completion.text.strip() else render_calls(calls), "llm",
                     name=name, usage=completion.usage, data={"tool_calls": [
                         {"id": call.id, "name": call.name, "arguments": call.arguments} for call in calls]})
+            ctx.checkpoint("progress")  # the reply is stored before any call runs
             await run_tool_calls(ctx, calls, self._offered)
             return
         # a reply held to a choice grammar is a choice: recorded as a grammar Pick's is

@@ -1,36 +1,40 @@
 """Flow variables: a run's typed state, beside its message history.
 
 A flow may declare a type for what its run knows so far (``Flow(vars=Ticket)``): a frozen
-dataclass or a pydantic model whose fields are JSON values (text, numbers, booleans, None, and
-lists, tuples, dicts, dataclasses or models of them). The run starts from the type's defaults (or
-an instance: ``Flow(vars=Ticket(queue="billing"))``, or ``flow.run(task, vars=...)``); output
-functions write fields (``Pick(into="team")``, ``ToolResult(update={...})``, ``Update(fn)``), each
-write a new value of the type; transitions read ``ctx.vars``.
+dataclass or a pydantic model. Its fields may be of any type that round-trips through JSON:
+text, numbers, booleans, None, enums, ``Literal``, dates and times, pydantic models, dataclasses,
+and lists, tuples, dicts, sets and frozensets of them, optional or in unions. The run starts from
+the type's defaults (or an instance: ``Flow(vars=Ticket(queue="billing"))``, or
+``flow.run(task, vars=...)``); output functions write fields (``Pick(into="team")``,
+``ToolResult(update={...})``, ``Update(fn)``), each write a new value of the type; transitions
+read ``ctx.vars``.
 
+Each field has one conversion, a pydantic ``TypeAdapter`` of its annotation: a written value is
+checked against it, stored as the JSON it dumps to, and read back through it in strict mode, so
+what a run sees after a write is exactly what a resumed run, a fork or a stored result sees (a
+``dict`` written to a dataclass field becomes that dataclass at once, not only after a resume).
 Checkpoints store what changed (the changed fields' JSON, one small delta per step that changed
-any), so the bytes per transition stay those of the change; resuming folds the deltas back into a
-value of the type. What cannot round-trip is refused when the flow is built (a field whose type is
-not JSON, named) or when it is written (the output function and the field named); a stored thread
-whose variables no longer fit the type is refused on resume, saying what differs.
+any). What cannot round-trip is refused when the flow is built (a field whose type has no JSON
+form, named) or when it is written (the output function and the field named); a stored thread
+whose variables no longer fit the type is refused on resume, naming the field, never coerced.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import dis
-import json
+import functools
+import re
 import types
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, TypeVar, get_type_hints
 
 from statebound.errors import DefinitionError
+from statebound.flow.json_data import json_problem
 
 __all__ = ["VarsSpec", "VarsT", "fields_read", "written_by"]
 
 VarsT = TypeVar("VarsT")  # a flow's variables type: Flow[VarsT], RunContext[VarsT], RunResult[VarsT]
-
-_PLAIN = (str, int, float, bool, type(None))
-_CONTAINERS = (list, tuple, dict, set, frozenset)
 
 
 def _is_model(kind: Any) -> bool:
@@ -43,38 +47,61 @@ def _is_model(kind: Any) -> bool:
 
 
 def _field_types(kind: type) -> dict[str, Any]:
+    """Each field's annotation, with its constraints (``Annotated``, ``Field(ge=0)``) kept."""
     if _is_model(kind):
-        return {name: field.annotation for name, field in kind.model_fields.items()}  # type: ignore[attr-defined]
-    hints = get_type_hints(kind)
+        fields = kind.model_fields  # type: ignore[attr-defined]
+        return {name: Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
+                for name, field in fields.items()}
+    try:
+        hints = get_type_hints(kind, include_extras=True)
+    except NameError as error:  # a string annotation naming a type local to a function
+        raise DefinitionError(f"Flow(vars={kind.__name__}): its field types cannot be resolved ({error}); define "
+                              "the types they name at module level") from None
     return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(kind)}
 
 
-def _json_problem(hint: Any) -> str | None:
-    """Why a value of type ``hint`` would not survive a checkpoint (None: it would)."""
-    if hint is Any or hint in _PLAIN:
-        return None
-    origin = get_origin(hint)
-    if origin is Literal:
-        return None if all(isinstance(a, _PLAIN) for a in get_args(hint)) else f"{hint} holds a value that is not JSON"
-    if origin in (Union, types.UnionType) or origin in _CONTAINERS:
-        if origin in (set, frozenset):
-            return f"{hint} is a set (JSON has lists, and a set's order is not kept)"
-        for arg in get_args(hint):
-            if arg is not Ellipsis and (problem := _json_problem(arg)) is not None:
-                return problem
-        return None
-    if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or _is_model(hint)):
-        for name, inner in _field_types(hint).items():
-            if (problem := _json_problem(inner)) is not None:
-                return f"{hint.__name__}.{name}: {problem}"
-        return None
-    return f"{getattr(hint, '__name__', hint)} is not a JSON value"
+def _type_name(hint: Any) -> str:
+    """``Report | None``, ``list[Item]``: a type as written, without its modules."""
+    return hint.__name__ if isinstance(hint, type) else re.sub(r"\b(?:\w+\.)+(\w+)", r"\1", str(hint))
+
+
+@functools.cache
+def _adapters(kind: type) -> dict[str, Any]:
+    """One ``TypeAdapter`` per field of ``kind`` (made once per type), or a DefinitionError
+    naming the first field whose type has no JSON form."""
+    from pydantic import PydanticSchemaGenerationError, TypeAdapter
+    from pydantic.errors import PydanticInvalidForJsonSchema
+
+    adapters = {}
+    for name, hint in _field_types(kind).items():
+        problem = None
+        if hint is object:
+            problem = "object says nothing of its JSON form (use Any for any JSON value)"
+        else:
+            try:
+                adapters[name] = TypeAdapter(hint)
+                adapters[name].json_schema()
+            except (PydanticSchemaGenerationError, PydanticInvalidForJsonSchema, TypeError) as error:
+                problem = f"{_type_name(hint)} has no JSON form ({str(error).splitlines()[0].split('. ')[0]})"
+        if problem is not None:
+            raise DefinitionError(f"Flow(vars={kind.__name__}): field {name!r} cannot be checkpointed: {problem}; "
+                                  "use JSON values, enums, dates, dataclasses or pydantic models, and lists, "
+                                  "tuples, dicts or sets of them")
+    return adapters
+
+
+@functools.cache
+def _schema(kind: type) -> dict[str, Any]:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(kind).json_schema(mode="serialization")
 
 
 class VarsSpec:
-    """What a flow declared as its variables: the type, its fields and the initial value."""
+    """What a flow declared as its variables: the type, its fields (and their conversions) and
+    the initial value."""
 
-    __slots__ = ("fields", "initial", "kind")
+    __slots__ = ("adapters", "fields", "initial", "initial_data", "kind")
 
     def __init__(self, declared: Any) -> None:
         kind = declared if isinstance(declared, type) else type(declared)
@@ -87,24 +114,28 @@ class VarsSpec:
                                   "run's writes change it")
         self.kind: type = kind
         self.fields: dict[str, Any] = _field_types(kind)
-        for name, hint in self.fields.items():
-            if (problem := _json_problem(hint)) is not None:
-                raise DefinitionError(f"Flow(vars={kind.__name__}): field {name!r} cannot be checkpointed: "
-                                      f"{problem}; use JSON values (str, int, float, bool, None, lists, dicts)")
+        self.adapters: dict[str, Any] = _adapters(kind)
         if isinstance(declared, type):
             try:
                 declared = kind()
             except (TypeError, ValueError) as error:
                 raise DefinitionError(f"Flow(vars={kind.__name__}): it has fields without defaults ({error}); give "
                                       f"them defaults, or pass an instance: Flow(vars={kind.__name__}(...))") from None
-        self.initial: Any = declared
+        by = f"Flow(vars={kind.__name__})"
+        converted = {name: self._convert(name, getattr(declared, name), by=by) for name in self.fields}
+        self.initial: Any = self._build({name: typed for name, (typed, _) in converted.items()}, by=by)
+        self.initial_data: dict[str, Any] = {name: data for name, (_, data) in converted.items()}
 
     def __repr__(self) -> str:
         return f"VarsSpec({self.kind.__name__}, fields={list(self.fields)})"
 
+    def expected(self, name: str) -> str:
+        """The declared type of field ``name``, for messages."""
+        return _type_name(self.fields[name])
+
     def check_writers(self, states: Iterable[Any]) -> None:
         """Refuse, when the flow is built, an output that names a field the type does not have
-        (``Pick(into=)``, ``Update(writes=)``, ``CallTool(writes=)``)."""
+        (``Pick(into=)``, ``Update(writes=)``, ``CallTool(writes=)``, a model-called tool's writes)."""
         for state in states:
             for output in state.outputs:
                 for name in written_by(output):
@@ -114,41 +145,113 @@ class VarsSpec:
                             f"{name!r}, which {self.kind.__name__} has no field for (fields: {', '.join(self.fields)})")
 
     def update(self, value: Any, changes: Mapping[str, Any], *, by: str) -> tuple[Any, dict[str, Any]]:
-        """``value`` with ``changes`` written (by the output function ``by``), checked; and the
-        written fields as JSON-ready data (what a checkpoint stores)."""
-        unknown = [name for name in changes if name not in self.fields]
-        if unknown:
-            raise DefinitionError(f"{by} writes {unknown[0]!r}, which {self.kind.__name__} has no field for "
-                                  f"(fields: {', '.join(self.fields)})")
-        plain = {name: _plain(written) for name, written in changes.items()}
-        for name, data in plain.items():
-            try:
-                json.dumps(data, allow_nan=False)
-            except (TypeError, ValueError) as error:
-                raise DefinitionError(f"{by} writes {name!r} = {changes[name]!r}, which cannot be checkpointed "
-                                      f"({error})") from None
-        if _is_model(self.kind):
-            return self.kind.model_validate({**value.model_dump(), **changes}), plain  # type: ignore[attr-defined]
-        return dataclasses.replace(value, **changes), plain
+        """``value`` with ``changes`` written (by the output function ``by``), each converted to
+        its field's type as a resumed run would read it; and the written fields as JSON-ready data
+        (what a checkpoint stores)."""
+        self._refuse_unknown(changes, by=by)
+        converted = {name: self._convert(name, written, by=by) for name, written in changes.items()}
+        typed = {name: pair[0] for name, pair in converted.items()}
+        current = {name: getattr(value, name) for name in self.fields}
+        return self._build({**current, **typed}, by=by), {name: pair[1] for name, pair in converted.items()}
 
     def dump(self, value: Any) -> dict[str, Any]:
         """The value as JSON-ready fields."""
-        return {name: _plain(getattr(value, name)) for name in self.fields}
+        return {name: self.adapters[name].dump_python(getattr(value, name), mode="json") for name in self.fields}
 
     def load(self, stored: Mapping[str, Any]) -> Any:
-        """A value of the type from stored fields; refused, saying what differs, when they do not fit."""
+        """A value of the type from stored fields, each read strictly by its field's type; refused,
+        naming the field and what it expects, when they do not fit (never coerced)."""
         missing = sorted(set(self.fields) - set(stored))
         extra = sorted(set(stored) - set(self.fields))
         if extra:
             raise DefinitionError(f"the stored variables do not fit {self.kind.__name__}: stored fields it does not "
                                   f"have: {', '.join(extra)}" + (f"; fields not stored: {', '.join(missing)}" if missing else ""))
-        fields = {**self.dump(self.initial), **stored}
+        fields = {**self.initial_data, **stored}
+        typed = {}
+        for name in self.fields:
+            problem, typed[name] = self._read(name, fields[name])
+            if problem is not None:
+                raise DefinitionError(f"the stored variables do not fit {self.kind.__name__}: field {name!r} "
+                                      f"(expected {self.expected(name)}): {problem}")
+        return self._build(typed, by=f"the stored {self.kind.__name__}")
+
+    def check_data(self, name: str, data: Any) -> str | None:
+        """Why JSON ``data`` is not a value of field ``name`` (None: it is), as on resume."""
+        return self._read(name, data)[0]
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema of the stored fields (what a fork's ``--set`` is checked against)."""
+        return _schema(self.kind)
+
+    def data(self, changes: Mapping[str, Any], *, by: str) -> dict[str, Any]:
+        """``changes`` (field -> value of its type) as the JSON a checkpoint stores, each checked
+        as a write is (``by`` names who asks, for errors)."""
+        self._refuse_unknown(changes, by=by)
+        return {name: self._convert(name, value, by=by)[1] for name, value in changes.items()}
+
+    # ---- conversions ------------------------------------------------------------------------
+    def _refuse_unknown(self, changes: Mapping[str, Any], *, by: str) -> None:
+        unknown = [name for name in changes if name not in self.fields]
+        if unknown:
+            raise DefinitionError(f"{by} writes {unknown[0]!r}, which {self.kind.__name__} has no field for "
+                                  f"(fields: {', '.join(self.fields)})")
+
+    def _read(self, name: str, data: Any) -> tuple[str | None, Any]:
+        """Field ``name`` read strictly from its JSON ``data``: (why not, None) or (None, value)."""
+        import orjson
+        from pydantic import ValidationError
+
+        try:
+            return None, self.adapters[name].validate_json(orjson.dumps(data), strict=True)
+        except ValidationError as error:
+            return _first_problem(error), None
+        except orjson.JSONEncodeError as error:
+            return str(error), None
+
+    def _convert(self, name: str, written: Any, *, by: str) -> tuple[Any, Any]:
+        """``written`` as field ``name``'s type, read back from its JSON (what a resumed run
+        sees), and that JSON: refused, naming ``by`` and the field, when it does not round-trip."""
+        import orjson
+        from pydantic import ValidationError
+        from pydantic_core import PydanticSerializationError
+
+        adapter = self.adapters[name]
+        try:
+            data = orjson.loads(adapter.dump_json(adapter.validate_python(written)))
+        except ValidationError as error:
+            raise DefinitionError(f"{by} writes {name!r} = {_short(written)}, which is not a {self.expected(name)}: "
+                                  f"{_first_problem(error)}") from None
+        except (PydanticSerializationError, orjson.JSONDecodeError) as error:
+            raise DefinitionError(f"{by} writes {name!r} = {_short(written)}, which cannot be checkpointed "
+                                  f"({str(error).splitlines()[0]})") from None
+        problem = json_problem(data, name)
+        if problem is None:
+            problem, typed = self._read(name, data)
+        if problem is not None:
+            raise DefinitionError(f"{by} writes {name!r} = {_short(written)}, which does not come back from a "
+                                  f"checkpoint as it went in ({problem})")
+        return typed, data
+
+    def _build(self, fields: Mapping[str, Any], *, by: str) -> Any:
         try:
             if _is_model(self.kind):
-                return self.kind.model_validate(fields)  # type: ignore[attr-defined]
-            return self.kind(**{name: _typed(self.fields[name], fields[name]) for name in self.fields})
-        except (TypeError, ValueError) as error:
-            raise DefinitionError(f"the stored variables do not fit {self.kind.__name__}: {error}") from None
+                return self.kind.model_validate(dict(fields))  # type: ignore[attr-defined]
+            return self.kind(**fields)
+        except (TypeError, ValueError) as error:  # a model's own validators
+            raise DefinitionError(f"{by}: the variables do not fit {self.kind.__name__}: "
+                                  f"{str(error).splitlines()[0]}") from None
+
+
+def _first_problem(error: Any) -> str:
+    """A pydantic ValidationError's first problem, where it is and what it says."""
+    first = error.errors()[0]
+    where = "/".join(str(part) for part in first["loc"])
+    return f"{where + ': ' if where else ''}{first['msg']}"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:77]}..."
 
 
 def written_by(output: Any) -> tuple[str, ...]:
@@ -178,31 +281,4 @@ def fields_read(fn: Any, *, depth: int = 0) -> set[str]:
         found |= fields_read(getattr(inner, "test", inner), depth=depth + 1)
     return found
 
-
-def _plain(value: Any) -> Any:
-    """A field's value as JSON-ready data (dataclasses and models as dicts, tuples as lists)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if _is_model(type(value)):
-        return value.model_dump(mode="json")
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-def _typed(hint: Any, stored: Any) -> Any:
-    """A stored field back in its declared shape (tuples, nested dataclasses)."""
-    origin = get_origin(hint)
-    if origin is tuple and isinstance(stored, list):
-        return tuple(stored)
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint) and isinstance(stored, dict):
-        inner = _field_types(hint)
-        return hint(**{k: _typed(inner.get(k, Any), v) for k, v in stored.items()})
-    if origin in (Union, types.UnionType):
-        for arg in get_args(hint):
-            if isinstance(arg, type) and dataclasses.is_dataclass(arg) and isinstance(stored, dict):
-                return _typed(arg, stored)
-    return stored
 

@@ -137,15 +137,16 @@ def open_scripted(name: str, options: dict[str, Any]) -> LLM:
 @takes(frozenset({"grammar"}))
 def open_function(name: str, options: dict[str, Any]) -> LLM:
     """``function:package.module:responder``: replies computed by an importable responder (the test
-    double the harness uses, or a model-free baseline); ``grammar=true`` says it reads grammars."""
+    double the harness uses, or a model-free baseline); ``grammar=true`` says it reads grammars,
+    ``tools=true`` that it may answer with tool calls (a ``Choice`` with ``tool_calls``)."""
     from statebound.llm.testing import FunctionLLM
 
-    check_options(name, options, frozenset({"grammar"}))
+    check_options(name, options, frozenset({"grammar", "tools"}))
     responder = import_object(name.removeprefix(FUNCTION_PREFIX))
     if not callable(responder):
         raise DefinitionError(f"{name!r} does not name a callable responder")
-    capabilities = Capabilities(completion=True, chat=True, logprobs=True,
-                                grammar=options.get("grammar") in (True, "true", "1", 1))
+    flag = {key: options.get(key) in (True, "true", "1", 1) for key in ("grammar", "tools")}
+    capabilities = Capabilities(completion=True, chat=True, logprobs=True, **flag)
     return FunctionLLM(respond=responder, model=name, capabilities=capabilities)
 
 

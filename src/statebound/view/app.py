@@ -18,6 +18,7 @@ from starlette.staticfiles import StaticFiles
 
 from statebound.errors import CheckpointError
 from statebound.flow.live import fork_thread
+from statebound.flow.live.forking import parse_sets
 from statebound.view import runs as run_data
 from statebound.view.episode import episode_page
 from statebound.view.sources import Sources
@@ -126,7 +127,8 @@ class _Pages:
 
     async def fork(self, request: Request) -> Response:
         """A new thread from the form's checkpoint (``seq``; ``edit_index`` and ``edit_text`` to
-        rewrite a history entry; ``name``), then its page; posts from other sites are refused."""
+        rewrite a history entry; ``set``: flow variables, a FIELD=JSON per line; ``name``), then
+        its page; posts from other sites are refused."""
         if not _same_origin(request):
             return HTMLResponse("forks are made from the viewer's own pages", status_code=403)
         store, thread = request.path_params["store"], request.path_params["thread"]
@@ -140,7 +142,8 @@ class _Pages:
         except ValueError:
             return self.thread(request, problem="give the checkpoint's number (and the entry's #index to edit one)")
         try:
-            new = fork_thread(str(path), thread, at=at, edit=edit, name=form.get("name") or None)
+            sets = parse_sets([line for line in form.get("set", "").splitlines() if line.strip()])
+            new = fork_thread(str(path), thread, at=at, edit=edit, name=form.get("name") or None, sets=sets)
         except CheckpointError as error:
             return self.thread(request, problem=str(error))
         return RedirectResponse(f"/store/{quote(store, safe='')}/thread/{quote(new, safe='')}", status_code=303)

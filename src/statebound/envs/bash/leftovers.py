@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from statebound.envs.bash.cgroup import remove_cgroups_named
+from statebound.processes import process_alive
 
 __all__ = ["PREFIX", "new_sandbox_dir", "release", "remove_leftovers"]
 
@@ -39,16 +40,6 @@ def release(base: Path) -> None:
     remove_cgroups_named(base.name)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def remove_leftovers(directory: Path | None = None) -> list[Path]:
     """Remove the sandbox folders in ``directory`` (the temp dir) whose owner is dead; return them.
 
@@ -57,7 +48,7 @@ def remove_leftovers(directory: Path | None = None) -> list[Path]:
     removed = []
     for entry in Path(directory or tempfile.gettempdir()).glob(PREFIX + "*"):
         match = _OWNED.match(entry.name)
-        if match and entry.is_dir() and not _alive(int(match.group(1))):
+        if match and entry.is_dir() and not process_alive(int(match.group(1))):
             release(entry)
             removed.append(entry)
     return removed

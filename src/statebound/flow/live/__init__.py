@@ -10,6 +10,8 @@ See ``docs/live-flows.md``.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from statebound.errors import CheckpointError
 from statebound.flow.live.postgres import PostgresCheckpointer
@@ -56,16 +58,18 @@ def refuse_connection_string(where: str) -> None:
 
 
 def fork_thread(where: str, thread: str, *, at: int, edit: tuple[int, str] | None = None,
-                name: str | None = None) -> str:
+                name: str | None = None, sets: Mapping[str, Any] | None = None) -> str:
     """A new thread in the store at ``where`` from ``thread``'s checkpoint ``at`` (``edit``: a
-    history entry's index and new text), named ``name`` or ``THREAD-at-SEQ`` (``-2``, ... when
-    taken); its name. A :class:`CheckpointError` says what is wrong."""
+    history entry's index and new text; ``sets``: flow variables, field -> JSON value), named
+    ``name`` or ``THREAD-at-SEQ`` (``-2``, ... when taken); its name. A :class:`CheckpointError`
+    says what is wrong, and then nothing is written."""
     with open_checkpointer(where, read_only=True) as reader:  # a foreign file is refused unchanged
         if reader.record(thread) is None:
             raise CheckpointError(missing_thread(reader, thread))
         names = {info.thread for info in reader.threads()}
     with open_checkpointer(where) as store:
-        return store.fork(thread, at=at, thread=name or free_thread_name(f"{thread}-at-{at}", names), edit=edit)
+        return store.fork(thread, at=at, thread=name or free_thread_name(f"{thread}-at-{at}", names), edit=edit,
+                          vars=sets)
 
 
 def missing_thread(store: Checkpointer, thread: str) -> str:

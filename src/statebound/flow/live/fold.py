@@ -2,9 +2,11 @@
 
 Each checkpoint's row says where the run stands (state, turn, step, entered_at); its body holds
 ``e`` (new history entries), ``c`` (new LLM calls) and, by kind: ``q`` (a pause's question),
-``i`` (the tool of an intent, or of a pause asking about it), ``x`` (an end's error text), ``v``
-(the flow variables' fields written since the checkpoint before), ``d``
-(a fork's edit: index and text); an empty body is no bytes at all. An ``end`` that later checkpoints follow (a run that failed, then was resumed)
+``i`` (the tool of an intent, or of a pause asking about it), ``k`` (the id of the model's call
+of that tool, when the model called it), ``o`` (the history index where an output function that
+stored progress part-way began), ``x`` (an end's error text), ``v`` (the flow variables' fields
+written since the checkpoint before), ``d`` (a fork's edit: index and text, and the entry's data
+when the edit re-derived it); an empty body is no bytes at all. An ``end`` that later checkpoints follow (a run that failed, then was resumed)
 is skipped: the resumed run went on from the checkpoint before it.
 """
 
@@ -18,11 +20,11 @@ from typing import Any
 from statebound.errors import CheckpointError
 from statebound.flow.context import Snapshot
 from statebound.flow.history import Entry
-from statebound.flow.live.codec import decode, decode_call, decode_entry, encode
+from statebound.flow.live.codec import decode, decode_call, decode_entry
 from statebound.flow.live.records import StoredCheckpoint
 from statebound.flow.result import CallRecord
 
-__all__ = ["Folded", "added_entries", "fold", "fork_body"]
+__all__ = ["Folded", "added_entries", "fold", "fork_edits"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,7 @@ class Folded:
     status: str
     pending: str | None  # the question a paused thread waits on
     tool: str | None  # a tool that must not run twice, interrupted mid-call (intent or its pause)
+    tool_call: str | None  # the id of the model's call of that tool, when the model called it
     error: str | None
     next_seq: int
 
@@ -49,6 +52,7 @@ class _Fold:
         self.calls: list[CallRecord] = []
         self.trajectory: list[str] = []  # the states entered, or about to be
         self.position = ("", 0, -1, 0)  # state, turn, step, entered_at
+        self.output_start: int | None = None  # where the output at the position began, if part-way
         self.vars: dict[str, Any] | None = None  # the flow variables' fields, as written so far
 
     def apply(self, checkpoint: StoredCheckpoint, body: dict[str, Any]) -> None:
@@ -58,18 +62,21 @@ class _Fold:
         if "v" in body:
             self.vars = {**(self.vars or {}), **body["v"]}
         if "d" in body:
-            index, content = body["d"]
-            self.history[index] = dataclasses.replace(self.history[index], content=content)
+            index, content, *data = body["d"]
+            edited = dataclasses.replace(self.history[index], content=content)
+            self.history[index] = dataclasses.replace(edited, data=data[0]) if data else edited
         if checkpoint.kind in ("start", "transition"):
             self.trajectory.append(checkpoint.state)
         if checkpoint.kind != "fork":
             self.position = (checkpoint.state, checkpoint.turn, checkpoint.step, checkpoint.entered_at)
+            self.output_start = body.get("o")
 
     def snapshot(self) -> Snapshot:
         state, turn, step, entered_at = self.position
         entered = self.trajectory[:-1] if step < 0 else self.trajectory  # the engine enters it
         return Snapshot(self.task, tuple(self.history), tuple(self.calls), tuple(entered), state, turn,
-                        step, entered_at, vars=None if self.vars is None else dict(self.vars))
+                        step, entered_at, vars=None if self.vars is None else dict(self.vars),
+                        output_start=self.output_start)
 
 
 def _unreadable(checkpoint: StoredCheckpoint, exc: Exception) -> CheckpointError:
@@ -133,22 +140,7 @@ def fold(checkpoints: Sequence[StoredCheckpoint], task: str) -> Folded:
         status=last.status,
         pending=last_body.get("q"),
         tool=last_body.get("i") if last.kind in ("intent", "pause") else None,
+        tool_call=last_body.get("k") if last.kind in ("intent", "pause") else None,
         error=last_body.get("x"),
         next_seq=checkpoints[-1].seq + 1,
     )
-
-
-def fork_body(lineage: Sequence[StoredCheckpoint], edit: tuple[int, str] | None) -> bytes:
-    """The body of a fork's first checkpoint: the edit, checked against the history it edits."""
-    if edit is None:
-        return encode({})
-    index, content = edit
-    history = fold(lineage, "").stored.history
-    if not -len(history) <= index < len(history):
-        raise CheckpointError(
-            f"cannot edit history entry {index}: at checkpoint {lineage[-1].seq} the history has "
-            f"{len(history)} entries (0-{len(history) - 1})"
-        )
-    if not isinstance(content, str):
-        raise CheckpointError(f"an edited entry's text must be a str, got {type(content).__name__}")
-    return encode({"d": [index % len(history), content]})

@@ -4,7 +4,14 @@ one append-only delta (what was added since the last checkpoint, and where the r
 Checkpoints of steps that reach nothing outside the run (an :class:`~statebound.flow.Instruction`,
 a transition decided by rules, the start) are held back and written in the same commit as the
 next one; every checkpoint is committed before the next LLM call or tool starts, so a crash
-loses no reply or tool result, and what it may lose is redone the same way on resume.
+loses no reply or tool result, and what it may lose is redone the same way on resume. Within an
+output function, its progress is committed as it comes (a model's reply with tool calls before
+any call runs, then each call's result), with the history index where the output began (``o``).
+
+A checkpoint number is taken only by a checkpoint that was written: a failed commit (a full disk)
+leaves the numbers to the next one, so the thread stays whole and resumable. A commit refused
+because another run of the thread wrote that number first means this run lost the thread: it
+writes nothing more into it.
 """
 
 from __future__ import annotations
@@ -12,8 +19,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from statebound.flow.context import RunContext
-from statebound.flow.engine import StepKind
+from statebound.errors import CheckpointError, ThreadTaken
+from statebound.flow.context import RunContext, StepKind, ToolIntent
 from statebound.flow.live.codec import encode, encode_call, encode_entry
 from statebound.flow.live.records import CheckpointKind, StoredCheckpoint
 from statebound.flow.live.store import Checkpointer
@@ -29,7 +36,7 @@ class Recorder:
     ``seq`` is the next checkpoint number; ``entries`` and ``calls`` count what is stored already.
     """
 
-    __slots__ = ("calls", "entries", "held", "machine", "seq", "store", "thread")
+    __slots__ = ("calls", "entries", "held", "lost", "machine", "partial", "seq", "store", "thread")
 
     def __init__(self, store: Checkpointer, thread: str, machine: Machine, *, seq: int = 0,
                  entries: int = 0, calls: int = 0) -> None:
@@ -40,22 +47,33 @@ class Recorder:
         self.entries = entries
         self.calls = calls
         self.held: list[StoredCheckpoint] = []  # written with the next checkpoint that reaches outside
+        self.partial = False  # the last commit stored progress of the output now running
+        self.lost = False  # another run of the thread took a checkpoint number first
 
-    def step(self, ctx: RunContext, kind: StepKind) -> None:
+    def step(self, ctx: RunContext, kind: StepKind, *, tool: ToolIntent | None = None) -> None:
+        changed = len(ctx.history) > self.entries or len(ctx.calls) > self.calls or bool(ctx.vars_written)
         reached_out = len(ctx.calls) > self.calls  # an LLM was called (by an output or a decider)
         body = self._delta(ctx)
-        if kind == "intent":
-            body["i"] = getattr(self._output(ctx, ctx.step), "name", "tool")
-        elif kind == "output":
-            reached_out = reached_out or not getattr(self._output(ctx, ctx.step - 1), "pure", False)
-        checkpoint = self._checkpoint(ctx, kind, "running", body)
-        if reached_out or kind == "intent":
-            self.store.append(*self.held, checkpoint)
-            self.held.clear()
-        else:
-            self.held.append(checkpoint)
+        stored: CheckpointKind = "output" if kind == "progress" else kind
+        if kind in ("intent", "progress"):
+            reached_out = True
+            if tool is not None:  # a tool the model called: which call, and where the output began
+                body["i"], call = tool
+                if call is not None:
+                    body["k"] = call
+            elif kind == "intent":
+                body["i"] = getattr(self._output(ctx, ctx.step), "name", "tool")
+            if tool is not None or kind == "progress":
+                body["o"] = ctx.output_start
+        elif kind == "output":  # after stored progress, an output that added nothing more has nothing to lose
+            reached_out = reached_out or (not getattr(self._output(ctx, ctx.step - 1), "pure", False)
+                                          and (changed or not self.partial))
+        self._write(self._checkpoint(ctx, stored, "running", body), commit=reached_out)
+        self.partial = kind in ("intent", "progress")
 
     def finished(self, ctx: RunContext, result: RunResult) -> None:
+        if self.lost:  # the thread is another run's now: leave it as that run writes it
+            return
         reason = result.exit_reason
         if reason is ExitReason.ERROR:  # a resumed run retries from the last checkpoint: keep only why
             body: dict[str, Any] = {"x": repr_error(result.error)}
@@ -63,11 +81,28 @@ class Recorder:
             body = self._delta(ctx)
         if reason is ExitReason.PAUSED:
             body["q"] = result.pending
+            if ctx.step >= 0 and ctx.output_start is not None and self.partial:
+                body["o"] = ctx.output_start  # paused part-way: the resumed output goes on from its progress
             last = self._checkpoint(ctx, "pause", "paused", body)
         else:
             last = self._checkpoint(ctx, "end", reason.value, body)
-        self.store.append(*self.held, last)
-        self.held.clear()
+        self._write(last, commit=True)
+
+    def _write(self, checkpoint: StoredCheckpoint, *, commit: bool) -> None:
+        """Hold ``checkpoint`` for the next commit, or commit it with those held. A failed commit
+        gives its numbers back (the next checkpoint takes them); a number taken by another run of
+        the thread marks this run as having lost it."""
+        self.held.append(checkpoint)
+        if not commit:
+            return
+        try:
+            self.store.append(*self.held)
+        except CheckpointError as error:
+            self.seq = self.held[0].seq
+            self.lost = self.lost or isinstance(error, ThreadTaken)
+            raise
+        finally:
+            self.held.clear()
 
     def _output(self, ctx: RunContext, index: int) -> object:
         return self.machine.states_by_name[ctx.state].outputs[index]

@@ -3,8 +3,11 @@
 * a new thread stores every step (:class:`~statebound.flow.live.recorder.Recorder`);
 * a stored thread continues at the exact point its last checkpoint names: an output function
   whose result was stored is never run again (an LLM reply is never asked for twice), one that
-  was interrupted mid-call runs again; a tool declared ``repeatable=False`` that was interrupted
-  makes the run pause and ask (answer ``repeat`` or ``skip``);
+  was interrupted mid-call runs again, from the progress it stored (a model's reply with tool
+  calls is not asked for again, a call whose result is stored is not made again); a tool
+  declared not repeatable (``CallTool(fn, repeatable=False)``, ``tool(fn, repeatable=False)``
+  offered to the model) that was interrupted makes the run pause and ask (answer ``repeat`` or
+  ``skip``);
 * a paused thread continues with the person's answer; a finished one returns its result.
 """
 
@@ -30,6 +33,7 @@ from statebound.flow.live.signature import differences, signature
 from statebound.flow.live.store import Checkpointer
 from statebound.flow.machine import Machine
 from statebound.flow.result import ExitReason, RunResult
+from statebound.flow.tool_calls import call_record, calls_in_progress
 from statebound.llm.base import LLM
 
 __all__ = ["REPEAT", "SKIP", "Running", "run_thread", "thread_models"]
@@ -67,13 +71,15 @@ async def run_thread(machine: Machine, thread: str, *, store: Checkpointer, runn
                 f"thread={thread!r})"
             )
         store.create_thread(ThreadRecord(thread, machine.name, task, signature(machine), created=time.time()))
-        return await running.execute(machine, task, hook=Recorder(store, thread, machine))
+        with store.holding(thread):
+            return await running.execute(machine, task, hook=Recorder(store, thread, machine))
     if task is not None and record.task != task:
         raise CheckpointError(
             f"thread {thread!r} was started with another task ({record.task[:80]!r}); continue it "
             f"with flow.resume({thread!r}, ...) or give this task a new thread name"
         )
-    return await _continue(machine, record, store=store, reply=reply, running=running)
+    with store.holding(thread):  # one run writes into a thread at a time
+        return await _continue(machine, record, store=store, reply=reply, running=running)
 
 
 def thread_models(store: Checkpointer, thread: str) -> tuple[str, ...]:
@@ -108,7 +114,7 @@ async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpoint
         return _ask(machine, store, thread, folded)
     snapshot = folded.resume_from
     if waiting and folded.tool is not None:
-        snapshot = _after_interrupted_tool(snapshot, folded.tool, reply)  # type: ignore[arg-type]
+        snapshot = _after_interrupted_tool(snapshot, folded.tool, folded.tool_call, reply)  # type: ignore[arg-type]
     elif waiting:
         snapshot = dataclasses.replace(snapshot, reply=reply)
     recorder = Recorder(store, thread, machine, seq=folded.next_seq,
@@ -146,18 +152,30 @@ def _ask(machine: Machine, store: Checkpointer, thread: str, folded: Folded) -> 
             f"tool {folded.tool!r} was interrupted while it ran and is not safe to run twice: answer "
             f"{REPEAT!r} to run it again or {SKIP!r} to go on as if it failed"
         )
-        body = encode({"q": question, "i": folded.tool})
+        asked = {"q": question, "i": folded.tool, "k": folded.tool_call, "o": snapshot.output_start}
+        body = encode({key: value for key, value in asked.items() if value is not None})
         store.append(StoredCheckpoint(thread, folded.next_seq, "pause", snapshot.state, snapshot.turn,
                                       snapshot.step, snapshot.entered_at, "paused", body, time.time()))
     return engine.result_of(_context(machine, snapshot), _entered(snapshot, ExitReason.PAUSED), ExitReason.PAUSED,
                             pending=question)
 
 
-def _after_interrupted_tool(snapshot: Snapshot, tool: str, reply: str) -> Snapshot:
+def _after_interrupted_tool(snapshot: Snapshot, tool: str, call: str | None, reply: str) -> Snapshot:
+    """``repeat``: run it again; ``skip``: go on as if it failed (a ``CallTool``'s output is
+    passed; a call the model made gets a failed result, and its reply's other calls go on)."""
     answer = reply.strip().lower()
     if answer == REPEAT:
         return snapshot
     if answer != SKIP:
         raise CheckpointError(f"answer {REPEAT!r} or {SKIP!r} about the interrupted tool {tool!r}, not {reply!r}")
-    failed = Entry("tool", f"{tool} was interrupted and not run again", snapshot.state, "tool", tool, False)
-    return dataclasses.replace(snapshot, history=(*snapshot.history, failed), step=snapshot.step + 1)
+    text = f"{tool} was interrupted and not run again"
+    if snapshot.output_start is None:
+        failed = Entry("tool", text, snapshot.state, "tool", tool, False)
+        return dataclasses.replace(snapshot, history=(*snapshot.history, failed), step=snapshot.step + 1)
+    progress = calls_in_progress(snapshot.history, snapshot.output_start)
+    if progress is None or progress[1] >= len(progress[0]):
+        raise CheckpointError(f"the interrupted call {call or tool!r} is not among the calls of the reply the thread "
+                              "stored; the store is damaged")
+    calls, done = progress
+    failed = Entry("tool", f"Error: {text}", snapshot.state, "tool", tool, False, data=call_record(calls[done]))
+    return dataclasses.replace(snapshot, history=(*snapshot.history, failed))

@@ -9,14 +9,40 @@ import orjson
 from statebound.flow.draw import output_labels
 from statebound.flow.machine import Machine
 
-__all__ = ["differences", "signature"]
+__all__ = ["differences", "origin", "signature", "vars_schema"]
 
 
 def signature(machine: Machine) -> str:
     """The flow's name, initial state and each state's output functions and finality (JSON):
-    what a stored position (a state, an output function's index) refers to."""
+    what a stored position (a state, an output function's index) refers to; and the JSON schema
+    of its variables (what a fork's variables are checked against without the flow at hand)."""
     states = {s.name: {"outputs": output_labels(machine, s.name), "final": s.final} for s in machine.states}
-    return orjson.dumps({"name": machine.name, "initial": machine.initial, "states": states}).decode()
+    kept: dict[str, Any] = {"name": machine.name, "initial": machine.initial, "states": states}
+    if machine.vars is not None:
+        kept["vars"] = machine.vars.schema()
+    if machine.origin is not None:
+        kept["origin"] = machine.origin
+    return orjson.dumps(kept).decode()
+
+
+def _kept(stored: str, key: str) -> Any:
+    try:
+        return orjson.loads(stored).get(key)
+    except (orjson.JSONDecodeError, AttributeError):
+        return None
+
+
+def vars_schema(stored: str) -> dict[str, Any] | None:
+    """The JSON schema of the variables of the flow a thread was stored with (None: it declared
+    none, or the thread was stored before schemas were kept)."""
+    schema = _kept(stored, "vars")
+    return schema if isinstance(schema, dict) else None
+
+
+def origin(stored: str) -> str | None:
+    """Where the flow a thread was stored with was loaded from (``statebound run``'s FLOW), if known."""
+    found = _kept(stored, "origin")
+    return found if isinstance(found, str) else None
 
 
 def differences(stored: str, machine: Machine) -> list[str]:

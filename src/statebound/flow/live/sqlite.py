@@ -23,8 +23,10 @@ from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
 from statebound.errors import CheckpointError
+from statebound.flow.live.lease import Lease
 from statebound.flow.live.records import StoredCheckpoint, ThreadRecord
 from statebound.flow.live.store import Checkpointer, taken
+from statebound.processes import process_alive
 
 __all__ = ["Durability", "SQLiteCheckpointer"]
 
@@ -37,6 +39,10 @@ CREATE TABLE IF NOT EXISTS threads (
     thread TEXT PRIMARY KEY, flow TEXT NOT NULL, task TEXT NOT NULL, signature TEXT NOT NULL,
     parent TEXT, parent_seq INTEGER, created REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS leases (
+    thread TEXT PRIMARY KEY, token TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL,
+    started TEXT NOT NULL, since REAL NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS checkpoints (
     thread TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL,
     turn INTEGER NOT NULL, step INTEGER NOT NULL, entered_at INTEGER NOT NULL, status TEXT,
@@ -46,6 +52,7 @@ CREATE TABLE IF NOT EXISTS checkpoints (
 """
 _CHECKPOINT_COLUMNS = "thread, seq, kind, state, turn, step, entered_at, status, body, created"
 _THREAD_COLUMNS = "thread, flow, task, signature, parent, parent_seq, created"
+_LEASE_COLUMNS = "thread, token, host, pid, started, since"
 
 
 class SQLiteCheckpointer(Checkpointer):
@@ -128,6 +135,26 @@ class SQLiteCheckpointer(Checkpointer):
                "(SELECT MAX(seq) FROM checkpoints WHERE thread = c.thread)")
         last = {c.thread: c for c in self._query(None, sql, (), StoredCheckpoint.from_row)}
         return [(record, last.get(record.thread)) for record in records]
+
+    def claim(self, lease: Lease) -> Lease | None:
+        with self._reading(lease.thread):
+            db = self.db
+            db.execute("BEGIN IMMEDIATE")  # read and take in one transaction: no other writer between
+            try:
+                row = db.execute(f"SELECT {_LEASE_COLUMNS} FROM leases WHERE thread = ?", (lease.thread,)).fetchone()
+                holder = None if row is None else Lease(*row)
+                if holder is not None and (not holder.here() or process_alive(holder.pid, holder.started)):
+                    return holder  # a living run (or one on another host, whose process cannot be seen)
+                db.execute(f"INSERT OR REPLACE INTO leases ({_LEASE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                           (lease.thread, lease.token, lease.host, lease.pid, lease.started, lease.since))
+                return None
+            finally:
+                db.execute("COMMIT")
+
+    def release(self, lease: Lease) -> None:
+        if self._db is not None:
+            with self._reading(lease.thread):
+                self._db.execute("DELETE FROM leases WHERE thread = ? AND token = ?", (lease.thread, lease.token))
 
     def close(self) -> None:
         if self._db is not None:

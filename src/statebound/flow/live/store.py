@@ -6,22 +6,28 @@ history, so the bytes written per step stay the same as the history grows. A for
 thread whose log begins with its parent's, up to a checkpoint (read through, not copied).
 
 Back-ends implement five primitives (:meth:`Checkpointer.create_thread`, :meth:`~Checkpointer.record`,
-:meth:`~Checkpointer.append`, :meth:`~Checkpointer.own_checkpoints`, :meth:`~Checkpointer.heads`)
-and :meth:`~Checkpointer.close`; listing, reading a lineage and forking are built on them here.
-Nothing is ever updated or deleted: a damaged store is reported, not repaired.
+:meth:`~Checkpointer.append`, :meth:`~Checkpointer.own_checkpoints`, :meth:`~Checkpointer.heads`),
+the two of a thread's lease (:meth:`~Checkpointer.claim`, :meth:`~Checkpointer.release`: one run
+of a thread at a time, :mod:`statebound.flow.live.lease`) and :meth:`~Checkpointer.close`; listing,
+reading a lineage and forking are built on them here. No checkpoint is ever updated or deleted: a
+damaged store is reported, not repaired.
 """
 
 from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Collection
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
-from statebound.errors import CheckpointError
-from statebound.flow.live.fold import added_entries, fork_body
+from statebound.errors import CheckpointError, ThreadTaken
+from statebound.flow.live.fold import added_entries
+from statebound.flow.live.forking import fork_body
+from statebound.flow.live.lease import Lease, refused
 from statebound.flow.live.records import CheckpointInfo, StoredCheckpoint, ThreadInfo, ThreadRecord
+from statebound.flow.live.signature import vars_schema
 
 __all__ = ["Checkpointer", "free_thread_name", "taken"]
 
@@ -35,9 +41,9 @@ def free_thread_name(base: str, names: Collection[str]) -> str:
     return name
 
 
-def taken(checkpoint: StoredCheckpoint) -> CheckpointError:
+def taken(checkpoint: StoredCheckpoint) -> ThreadTaken:
     """The error of a write that lost the race for a checkpoint number."""
-    return CheckpointError(
+    return ThreadTaken(
         f"thread {checkpoint.thread!r} has a checkpoint {checkpoint.seq} already: another run of it is "
         "going on (or went on) elsewhere; resume it again to continue from the newest"
     )
@@ -71,7 +77,32 @@ class Checkpointer(ABC):
         """Every thread with its last own checkpoint (None before its first)."""
 
     @abstractmethod
+    def claim(self, lease: Lease) -> Lease | None:
+        """Take the lease's thread for one run, unless a living run holds it: then that run's
+        lease (and nothing changes). A lease whose holder is gone is taken over."""
+
+    @abstractmethod
+    def release(self, lease: Lease) -> None:
+        """Give the thread back (if ``lease`` still holds it)."""
+
+    @abstractmethod
     def close(self) -> None: ...
+
+    @contextmanager
+    def holding(self, thread: str) -> Iterator[Lease]:
+        """Hold ``thread`` while a run writes into it; a :class:`~statebound.errors.ThreadTaken`
+        naming the holder when another living run holds it."""
+        lease = Lease.mine(thread)
+        holder = self.claim(lease)
+        if holder is not None:
+            raise refused(holder, self.where)
+        try:
+            yield lease
+        finally:
+            try:
+                self.release(lease)
+            except CheckpointError:  # a full disk, a lost server: the lease ends with this process
+                pass
 
     # ---- built on them --------------------------------------------------------------------
     def lineage(self, thread: str, *, upto: int | None = None) -> list[StoredCheckpoint]:
@@ -114,18 +145,21 @@ class Checkpointer(ABC):
         return [CheckpointInfo(c.thread, c.seq, c.kind, c.state, c.turn, c.status, added, c.created)
                 for c, added in zip(lineage, added_entries(lineage))]
 
-    def fork(self, source: str, *, at: int, thread: str, edit: tuple[int, str] | None = None) -> str:
+    def fork(self, source: str, *, at: int, thread: str, edit: tuple[int, str] | None = None,
+             vars: Mapping[str, Any] | None = None) -> str:  # noqa: A002 - the name users write
         """Start ``thread`` as a copy of ``source`` up to its checkpoint ``at`` (read through, not
-        copied), optionally with the history entry at index ``edit[0]`` given the text
-        ``edit[1]`` (e.g. an edited model reply). Run it on with ``flow.resume(thread, ...)``."""
+        copied), optionally with the history entry at index ``edit[0]`` given the text ``edit[1]``
+        (an edited model reply; a reply that wrote a variable or a choice is re-derived, see
+        :mod:`statebound.flow.live.forking`) and flow variables set (``vars``: field -> JSON value,
+        checked against the thread's variables). Run it on with ``flow.resume(thread, ...)``."""
         lineage = self.lineage(source, upto=at)
         if not lineage or lineage[-1].seq != at:
             last = lineage[-1].seq if lineage else -1
             raise CheckpointError(f"thread {source!r} has no checkpoint {at} (its last is {last})")
         base = lineage[-1]
-        body = fork_body(lineage, edit)
         record = self.record(source)
         assert record is not None  # lineage() found it
+        body = fork_body(lineage, edit, vars or {}, vars_schema(record.signature))
         now = time.time()
         self.create_thread(ThreadRecord(thread, record.flow, record.task, record.signature, source, at, now))
         status = "running" if base.kind == "end" and base.status == "error" else base.status

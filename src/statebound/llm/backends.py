@@ -145,8 +145,10 @@ def open_function(name: str, options: dict[str, Any]) -> LLM:
     responder = import_object(name.removeprefix(FUNCTION_PREFIX))
     if not callable(responder):
         raise DefinitionError(f"{name!r} does not name a callable responder")
-    flag = {key: options.get(key) in (True, "true", "1", 1) for key in ("grammar", "tools")}
-    capabilities = Capabilities(completion=True, chat=True, logprobs=True, **flag)
+    def flag(key: str) -> bool:
+        return options.get(key) in (True, "true", "1", 1)
+
+    capabilities = Capabilities(completion=True, chat=True, logprobs=True, grammar=flag("grammar"), tools=flag("tools"))
     return FunctionLLM(respond=responder, model=name, capabilities=capabilities)
 
 

@@ -21,10 +21,10 @@ from statebound.errors import CheckpointError
 from statebound.flow.context import Snapshot
 from statebound.flow.history import Entry
 from statebound.flow.live.codec import decode, decode_call, decode_entry
-from statebound.flow.live.records import StoredCheckpoint
+from statebound.flow.live.records import NOT_STEPS, StoredCheckpoint
 from statebound.flow.result import CallRecord
 
-__all__ = ["Folded", "added_entries", "fold", "fork_edits"]
+__all__ = ["Folded", "added_entries", "fold", "fork_edits", "snapshots"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +67,7 @@ class _Fold:
             self.history[index] = dataclasses.replace(edited, data=data[0]) if data else edited
         if checkpoint.kind in ("start", "transition"):
             self.trajectory.append(checkpoint.state)
-        if checkpoint.kind != "fork":
+        if checkpoint.kind not in NOT_STEPS:
             self.position = (checkpoint.state, checkpoint.turn, checkpoint.step, checkpoint.entered_at)
             self.output_start = body.get("o")
 
@@ -118,19 +118,20 @@ def fold(checkpoints: Sequence[StoredCheckpoint], task: str) -> Folded:
     if not checkpoints:
         raise CheckpointError("a thread without checkpoints cannot be resumed; run it from the start")
     bodies = _bodies(checkpoints)
-    steps = [i for i, c in enumerate(checkpoints) if c.kind != "fork"]
+    steps = [i for i, c in enumerate(checkpoints) if c.kind not in NOT_STEPS]
     terminal = steps[-1] if steps else len(checkpoints) - 1
-    state = _Fold(task)
-    resume_from: Snapshot | None = None
+    ended = checkpoints[terminal].kind == "end"
+    state, resume = _Fold(task), _Fold(task) if ended else None  # resume: all but a final end
     for i, (checkpoint, body) in enumerate(zip(checkpoints, bodies)):
         if checkpoint.kind == "end" and i != terminal:
             continue
         try:
-            if i == terminal and checkpoint.kind == "end":
-                resume_from = state.snapshot()
             state.apply(checkpoint, body)
+            if resume is not None and i != terminal:
+                resume.apply(checkpoint, body)
         except (ValueError, TypeError, KeyError, IndexError) as exc:
             raise _unreadable(checkpoint, exc) from None
+    resume_from = resume.snapshot() if resume is not None else None
     last, last_body = checkpoints[terminal], bodies[terminal]
     stored = state.snapshot()
     return Folded(
@@ -144,3 +145,17 @@ def fold(checkpoints: Sequence[StoredCheckpoint], task: str) -> Folded:
         error=last_body.get("x"),
         next_seq=checkpoints[-1].seq + 1,
     )
+
+
+def snapshots(checkpoints: Sequence[StoredCheckpoint], task: str) -> list[Snapshot]:
+    """Where the run stood after each of ``checkpoints`` (a thread's lineage), in one pass: what a
+    thread's history shows."""
+    state = _Fold(task)
+    found = []
+    for checkpoint, body in zip(checkpoints, _bodies(checkpoints)):
+        try:
+            state.apply(checkpoint, body)
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            raise _unreadable(checkpoint, exc) from None
+        found.append(state.snapshot())
+    return found

@@ -78,7 +78,9 @@ class PostgresCheckpointer(Checkpointer):
             reason = (str(exc).strip().splitlines() or ["no reason given"])[-1]
             raise CheckpointError(f"cannot connect to PostgreSQL at {self.where}: {reason}") from None
         self._db.execute(f"SET synchronous_commit = {'on' if durability == 'disk' else 'off'}")
-        self._db.execute(_SCHEMA)
+        with self._db.transaction():  # processes starting together create the tables once
+            self._db.execute("SELECT pg_advisory_xact_lock(hashtext('statebound schema'))")
+            self._db.execute(_SCHEMA)
         # this connection's session: a lease taken through it lives as long as the session does
         session = self._db.execute(
             "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()").fetchone()
@@ -130,6 +132,14 @@ class PostgresCheckpointer(Checkpointer):
                "ORDER BY thread, seq DESC")
         last = {c.thread: c for c in self._query(sql, (), StoredCheckpoint.from_row)}
         return [(record, last.get(record.thread)) for record in records]
+
+    def remove(self, thread: str) -> None:
+        try:
+            with self._db.transaction():
+                self._db.execute("DELETE FROM statebound_checkpoints WHERE thread = %s", (thread,))
+                self._db.execute("DELETE FROM statebound_threads WHERE thread = %s", (thread,))
+        except self._errors as exc:
+            raise CheckpointError(f"cannot write to PostgreSQL at {self.where}: {str(exc).strip()}") from None
 
     def claim(self, lease: Lease) -> Lease | None:
         row = (lease.thread, lease.token, lease.host, lease.pid, lease.started, lease.since, *self._session)

@@ -7,11 +7,13 @@ from typing import Any, Literal
 
 from statebound.flow.history import Entry
 
-__all__ = ["CheckpointInfo", "CheckpointKind", "StoredCheckpoint", "ThreadInfo", "ThreadRecord"]
+__all__ = ["NOT_STEPS", "CheckpointInfo", "CheckpointKind", "StoredCheckpoint", "ThreadInfo", "ThreadRecord"]
 
 # start/intent/output/transition: steps of a run; pause: it waits for a person; end: it ended
-# (status says why); fork: the first checkpoint of a forked thread (with the edit, if any)
-CheckpointKind = Literal["start", "intent", "output", "transition", "pause", "end", "fork"]
+# (status says why); fork: the first checkpoint of a forked thread (with the edit, if any); edit:
+# variables set (or an entry edited) in a thread between its runs
+CheckpointKind = Literal["start", "intent", "output", "transition", "pause", "end", "fork", "edit"]
+NOT_STEPS = ("fork", "edit")  # checkpoints that change what a run knows, not where it stands
 
 
 @dataclass(frozen=True, slots=True)

@@ -136,6 +136,17 @@ class SQLiteCheckpointer(Checkpointer):
         last = {c.thread: c for c in self._query(None, sql, (), StoredCheckpoint.from_row)}
         return [(record, last.get(record.thread)) for record in records]
 
+    def remove(self, thread: str) -> None:
+        with self._reading(thread):
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("DELETE FROM checkpoints WHERE thread = ?", (thread,))
+                self.db.execute("DELETE FROM threads WHERE thread = ?", (thread,))
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
     def claim(self, lease: Lease) -> Lease | None:
         with self._reading(lease.thread):
             db = self.db

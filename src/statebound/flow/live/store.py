@@ -5,12 +5,13 @@ delta (the new history entries and LLM calls, the state, turn and position), nev
 history, so the bytes written per step stay the same as the history grows. A fork is a new
 thread whose log begins with its parent's, up to a checkpoint (read through, not copied).
 
-Back-ends implement five primitives (:meth:`Checkpointer.create_thread`, :meth:`~Checkpointer.record`,
-:meth:`~Checkpointer.append`, :meth:`~Checkpointer.own_checkpoints`, :meth:`~Checkpointer.heads`),
+Back-ends implement six primitives (:meth:`Checkpointer.create_thread`, :meth:`~Checkpointer.record`,
+:meth:`~Checkpointer.append`, :meth:`~Checkpointer.own_checkpoints`, :meth:`~Checkpointer.heads`,
+:meth:`~Checkpointer.remove`),
 the two of a thread's lease (:meth:`~Checkpointer.claim`, :meth:`~Checkpointer.release`: one run
 of a thread at a time, :mod:`statebound.flow.live.lease`) and :meth:`~Checkpointer.close`; listing,
-reading a lineage and forking are built on them here. No checkpoint is ever updated or deleted: a
-damaged store is reported, not repaired.
+reading a lineage and forking are built on them here. No checkpoint is ever updated (a thread is
+deleted only whole, :meth:`Checkpointer.delete`): a damaged store is reported, not repaired.
 """
 
 from __future__ import annotations
@@ -75,6 +76,10 @@ class Checkpointer(ABC):
     @abstractmethod
     def heads(self) -> list[tuple[ThreadRecord, StoredCheckpoint | None]]:
         """Every thread with its last own checkpoint (None before its first)."""
+
+    @abstractmethod
+    def remove(self, thread: str) -> None:
+        """Delete ``thread``'s record and its own checkpoints (in one commit)."""
 
     @abstractmethod
     def claim(self, lease: Lease) -> Lease | None:
@@ -166,6 +171,37 @@ class Checkpointer(ABC):
         self.append(StoredCheckpoint(thread, at + 1, "fork", base.state, base.turn, base.step, base.entered_at,
                                      status, body, now))
         return thread
+
+    def delete(self, thread: str) -> None:
+        """Delete a thread whole (its checkpoints are never changed one by one); refused while a
+        run holds it or while forks read through it, naming them."""
+        if self.record(thread) is None:
+            raise CheckpointError(f"{self.where} has no thread {thread!r}")
+        forks = sorted(info.thread for info in self.threads() if info.parent == thread)
+        if forks:
+            raise CheckpointError(f"thread {thread!r} cannot be deleted: forks read its checkpoints "
+                                  f"({', '.join(forks[:5])}{', ...' if len(forks) > 5 else ''}); delete them first")
+        with self.holding(thread):
+            self.remove(thread)
+
+    def update(self, thread: str, *, vars: Mapping[str, Any] | None = None,  # noqa: A002
+               edit: tuple[int, str] | None = None) -> int:
+        """Set flow variables (field -> JSON value) or rewrite a history entry in ``thread`` itself,
+        between its runs (checked as a fork's are: :mod:`statebound.flow.live.forking`); the run
+        that resumes it goes on with them. The number of the ``edit`` checkpoint written."""
+        record = self.record(thread)
+        if record is None:
+            raise CheckpointError(f"{self.where} has no thread {thread!r}")
+        with self.holding(thread):  # not while a run writes into it
+            lineage = self.lineage(thread)
+            if not lineage:
+                raise CheckpointError(f"thread {thread!r} has no checkpoint yet: set its variables when starting it")
+            body = fork_body(lineage, edit, vars or {}, vars_schema(record.signature))
+            last = lineage[-1]
+            seq = last.seq + 1
+            self.append(StoredCheckpoint(thread, seq, "edit", last.state, last.turn, last.step, last.entered_at,
+                                         last.status, body, time.time()))
+        return seq
 
     def __enter__(self) -> Self:
         return self

@@ -1,0 +1,89 @@
+"""A server killed with kill -9 loses no accepted run: restarted, it finishes them, repeating
+nothing but the call in flight; a payment the model asked for, cut off inside, is not made again
+without asking. Two workers over one PostgreSQL store run each of 200 runs exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+import pytest
+from server import serving
+
+pytestmark = pytest.mark.integration
+langgraph_sdk = pytest.importorskip("langgraph_sdk")
+
+
+def test_killed_inside_a_payment_the_restarted_server_asks_before_paying_again(tmp_path):
+    env = {"PAID_LOG": str(tmp_path / "paid"), "MODEL_LOG": str(tmp_path / "model")}
+    (tmp_path / "paid.die").write_text("die inside the payment, once")
+    with serving(str(tmp_path / "s.db"), "--lease", "2", env=env) as server:
+        thread = httpx.post(f"{server.url}/threads", json={}).json()["thread_id"]
+        accepted = httpx.post(f"{server.url}/threads/{thread}/runs", json={"assistant_id": "shop",
+                                                                         "input": {"task": "buy"}}).json()
+        server.process.wait(timeout=30)  # it killed itself inside pay, after paying
+        assert (tmp_path / "paid").read_text() == "paid 5\n"
+        server.start()  # restarted: the accepted run is taken up again
+
+        async def go():
+            sdk = langgraph_sdk.get_client(url=server.url)
+            asked = await sdk.runs.join(thread, accepted["run_id"])
+            done = await sdk.runs.wait(thread, "shop", command={"resume": "skip"})
+            return asked, done
+
+        asked, done = asyncio.run(go())
+    assert "tool 'pay' was interrupted while it ran and is not safe to run twice" in asked["__interrupt__"][0]["value"]
+    assert done["status"] == "final"
+    assert (tmp_path / "paid").read_text() == "paid 5\n"  # paid once
+    assert (tmp_path / "model").read_text().splitlines() == [  # each reply asked for once
+        "user: buy |  | Pay 5.", "tool: Error: pay was interrupted and not run again"]
+
+
+def test_every_run_accepted_before_a_kill_finishes_after_the_restart(tmp_path):
+    with serving(str(tmp_path / "s.db"), "--lease", "2") as server:
+        threads = [httpx.post(f"{server.url}/threads", json={}).json()["thread_id"] for _ in range(6)]
+        runs = [httpx.post(f"{server.url}/threads/{t}/runs", json={"assistant_id": "slow", "input": {"task": "1"}}).json()
+                for t in threads]
+        time.sleep(0.3)
+        server.kill()  # while every run naps
+        server.start()
+        finished = [httpx.get(f"{server.url}/threads/{r['thread_id']}/runs/{r['run_id']}/join", timeout=60).json()
+                    for r in runs]
+        statuses = [httpx.get(f"{server.url}/threads/{r['thread_id']}/runs/{r['run_id']}").json()["status"] for r in runs]
+    assert [f["status"] for f in finished] == ["final"] * 6
+    assert statuses == ["success"] * 6
+
+
+@pytest.mark.slow
+def test_two_workers_over_postgresql_run_each_of_200_runs_exactly_once(postgres_url, tmp_path):
+    import psycopg
+
+    log = tmp_path / "model"
+    with serving(postgres_url, "--workers", "2", env={"MODEL_LOG": str(log)}) as server:
+        seen: set[str] = set()
+        deadline = time.monotonic() + 30
+        while len(seen) < 2 and time.monotonic() < deadline:  # both workers up: each new connection may land on either
+            seen.add(httpx.get(f"{server.url}/info").json()["worker"])
+
+        async def go():
+            gate = asyncio.Semaphore(20)
+            fresh = httpx.Limits(max_keepalive_connections=0)  # a new connection a run: the workers share them
+            async with httpx.AsyncClient(base_url=server.url, limits=fresh, timeout=120) as raw:
+                async def one(number: int) -> dict:
+                    async with gate:
+                        answer = await raw.post("/runs/wait", json={"assistant_id": "approve", "on_completion": "keep",
+                                                                    "input": {"task": f"task {number}"}})
+                        return answer.json()
+
+                return await asyncio.gather(*(one(n) for n in range(200)))
+
+        answers = asyncio.run(go())
+    with psycopg.connect(postgres_url) as db:
+        runs = db.execute("SELECT status, worker FROM statebound_runs").fetchall()
+    assert len(seen) == 2
+    assert len(log.read_text().splitlines()) == 200  # each run's model call made once
+    assert sorted(a["task"] for a in answers) == sorted(f"task {n}" for n in range(200))
+    assert all(a["__interrupt__"][0]["value"] == "Send 'Hello Ann' (plain)?" for a in answers)
+    assert len(runs) == 200 and {status for status, _ in runs} == {"success"}
+    assert len({worker for _, worker in runs}) == 2  # both workers ran runs

@@ -1,5 +1,5 @@
 """What a reader of the README and docs/ meets: links that lead somewhere, no internal issue
-numbers, and results that open each benchmark with its table."""
+numbers, a README that fits two screens, and results that open each benchmark with its table."""
 
 from __future__ import annotations
 
@@ -62,3 +62,9 @@ def test_the_records_named_in_results_exist() -> None:
     assert len(named) > 40
     for folder in named:
         assert (ROOT / "benchmarks" / "records" / folder).is_dir(), f"results.md names record {folder}, not committed"
+def test_the_readme_fits_on_two_screens() -> None:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 100, f"README.md has {len(lines)} lines; move detail into docs/"
+    assert max(len(line) for line in lines if not line.startswith("|")) <= 120  # a table row wraps when shown
+
+

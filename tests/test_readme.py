@@ -59,6 +59,8 @@ def test_the_demo_then_view_and_show_on_its_run(tmp_path: Path) -> None:
                           timeout=900)
     assert demo.returncode == 0, demo.stdout + demo.stderr
     assert "stateflow-scoped-random" in demo.stdout and "3 episodes run" in demo.stdout
+    assert f"What each column means: {run / 'report.md'}" in demo.stdout  # one line, not the glossary
+    assert "## Columns" not in demo.stdout and "Avg p-token**:" not in demo.stdout
     readme = dict(command.split(" ", 2)[1:] for command in _commands()[2:])
     show = subprocess.run([str(STATEBOUND), "show", *shlex.split(readme["show"])], cwd=tmp_path, capture_output=True,
                           text=True, env=_env(), timeout=120)

@@ -130,6 +130,22 @@ def test_rich_table_has_the_columns(hotpot_run):
     assert "Violations/q" in text and "EM %" in text and "33.33" in text
 
 
+@pytest.mark.parametrize("terminal", [True, False])
+def test_the_tables_say_where_their_columns_are_explained_and_explain_prints_them(hotpot_run, terminal):
+    report = build_report(load_runs([hotpot_run]))
+    printed = []
+    for explain in (False, True):
+        console = Console(file=io.StringIO(), force_terminal=terminal, width=120, color_system=None)
+        print_report(report, console=console, explain=explain, written_to=hotpot_run)
+        printed.append(console.file.getvalue())
+    short, explained = printed
+    pointer = f"What each column means: {hotpot_run / 'report.md'} and {hotpot_run / 'report.html'} (--explain prints it here)"
+    assert short.rstrip().splitlines()[-1] == pointer
+    assert "Avg p-token: " not in short and "**Avg p-token**" not in short
+    assert pointer not in explained
+    assert ("**Avg p-token**: " if not terminal else "Avg p-token: mean prompt tokens") in explained
+
+
 def test_explicit_columns_override_the_registry(hotpot_run):
     report = build_report(load_runs([hotpot_run]), columns=(VIOLATIONS,))
     assert report.columns == (VIOLATIONS,) and set(report.main[0].extra) == {"violations"}

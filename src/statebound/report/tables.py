@@ -312,5 +312,8 @@ def print_report(report: Report, *, console: Any = None, wide: bool = False, exp
             print_glossary(shown, console=console)
     if not explain and written_to is not None and grid.glossary(shown):
         where = Path(written_to)
-        console.out(f"What each column means: {where / 'report.md'} and {where / 'report.html'} "
-                    "(--explain prints it here)", highlight=False)
+        line = f"What each column means: {where / 'report.md'} and {where / 'report.html'} (--explain prints it here)"
+        if console.is_terminal:
+            console.print(line, highlight=False, markup=False)  # wrapped to the terminal
+        else:
+            console.out(line, highlight=False)

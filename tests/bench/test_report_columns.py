@@ -25,7 +25,7 @@ COLUMNS = (EM, F1, VIOLATIONS)
 
 def _result(task, agent, *, success=False, error=None, **meta):
     return EpisodeResult(task=task, agent=agent, model="m", success=success, reward=float(success),
-                         error=error, meta=meta)
+                         error=error, llm_calls=1, meta=meta)
 
 
 # agent A: em 1, 0, crashed (no meta); violations 2, 1 -> EM 33.33 %, F1 (1 + 0.5 + 0) / 3, 1.5 violations/q

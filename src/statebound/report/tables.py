@@ -263,7 +263,7 @@ def _write_summaries_csv(report: Report, path: Path) -> None:
     tables = [("main", report.main), *((f"by_{k}", rows) for k, rows in report.breakdowns.items())]
     exits = [r.value for r in ExitReason if any(r.value in row.exits for _, rows in tables for row in rows)]
     fields = ["table", *report.group_keys, *extra, "episodes", "successes", "sr", "sr_low", "sr_high",
-              "reward", "turns", "error", "cost", "prompt_tokens", "completion_tokens",
+              "reward", "turns", "error", "cost", "prompt_tokens", "completion_tokens", "model_used",
               *(c.key for c in report.columns), "crashed", *(f"ended_{reason}" for reason in exits)]
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)

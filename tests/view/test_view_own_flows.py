@@ -7,29 +7,16 @@ from __future__ import annotations
 
 import html
 import re
-from pathlib import Path
 
 import pytest
 from markupsafe import escape
 from own_flows import AGENTS, ROOT
-from starlette.testclient import TestClient
+from test_view_app import _episode, client
 
-from statebound.bench.store import RunStore
 from statebound.contract.result import CALLS_KEY, VARS_KEY
-from statebound.view.app import build_app
 from statebound.view.sources import find_sources
 
 SCOPED = AGENTS[0]
-
-
-def client(*paths: Path) -> TestClient:
-    return TestClient(build_app(find_sources(paths)))
-
-
-def _episode(run: Path, task: str, agent: str):
-    with RunStore(run, read_only=True) as store:
-        (found,) = store.episodes(task=task, agent=agent)
-    return found
 
 
 def test_a_file_benchmarks_episode_shows_its_flow_vars_pick_prompts_and_call_times(tickets_run, monkeypatch) -> None:

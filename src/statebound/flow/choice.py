@@ -340,7 +340,8 @@ class Chooser:
 
 @dataclass(frozen=True, slots=True)
 class Pick:
-    """Let the model pick one of ``candidates(ctx)`` and append it as the state's reply.
+    """Let the model pick one of ``candidates`` (a list, or ``candidates(ctx)`` returning one) and
+    append it as the state's reply.
 
     ``prompt`` is what the candidates continue: None for the history as chat messages (the choice
     is the assistant's reply; add an ``Instruction`` before the ``Pick`` to ask the question), a
@@ -354,7 +355,7 @@ class Pick:
     when nothing was picked; :mod:`statebound.flow.variables`).
     """
 
-    candidates: Callable[[RunContext], Sequence[str]]
+    candidates: Callable[[RunContext], Sequence[str]] | Sequence[str]
     prompt: str | PromptFn | None = field(default=None, kw_only=True)
     baseline: str | PromptFn | None = field(default=None, kw_only=True)
     baseline_weight: float = field(default=1.0, kw_only=True)
@@ -367,9 +368,16 @@ class Pick:
     into: str | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
-        if not callable(self.candidates):
-            raise DefinitionError(f"Pick needs a function candidates(ctx) -> list of str, got {self.candidates!r}")
+        if isinstance(self.candidates, list | tuple) and all(isinstance(c, str) for c in self.candidates):
+            object.__setattr__(self, "candidates", tuple(self.candidates))  # the same options at every visit
+        elif not callable(self.candidates):
+            raise DefinitionError(f"Pick needs a list of str or a function candidates(ctx) -> list of str, "
+                                  f"got {self.candidates!r}")
         check_method(self.method)
+
+    def offered(self, ctx: RunContext) -> Sequence[str]:
+        """The candidates at this point of the run: the fixed list, or what ``candidates(ctx)`` gives."""
+        return self.candidates if isinstance(self.candidates, tuple) else self.candidates(ctx)  # type: ignore[operator]
 
     @property
     def label(self) -> str:
@@ -380,7 +388,7 @@ class Pick:
         return Chooser(self.method, self.name, self.llm, self.normalization, self.baseline_weight, self.seed)
 
     async def run(self, ctx: RunContext) -> None:
-        candidates = tuple(dict.fromkeys(c for c in self.candidates(ctx) if c))
+        candidates = tuple(dict.fromkeys(c for c in self.offered(ctx) if c))
         chooser = self.chooser
         if len(candidates) < 2:  # no model needed: the prompt is not even built
             shape: Prompt = self.prompt if isinstance(self.prompt, str) else ()

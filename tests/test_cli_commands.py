@@ -1,4 +1,5 @@
-"""Every subcommand the README and docs use is registered on the ``statebound`` command."""
+"""Every subcommand the README and docs use is registered on the ``statebound`` command, and the
+commands docs/tour.md lists run as written."""
 
 from __future__ import annotations
 
@@ -50,12 +51,12 @@ def test_report_help_explains_the_columns() -> None:
         assert f"{header}: " in result.output
 
 
-def _readme_commands() -> list[str]:
-    """The command lines of the README's "Use it" block (continuation lines joined)."""
+def _tour_commands() -> list[str]:
+    """The command lines of docs/tour.md's "The commands" block (continuation lines joined)."""
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    block = text.split("## Use it", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    text = (Path(__file__).resolve().parents[1] / "docs" / "tour.md").read_text(encoding="utf-8")
+    block = text.split("## The commands", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     commands: list[str] = []
     for line in block.splitlines():
         code = line.split("  #", 1)[0].rstrip()
@@ -66,12 +67,12 @@ def _readme_commands() -> list[str]:
     return commands
 
 
-def test_the_readmes_commands_that_need_no_model_run_as_written(tmp_path, monkeypatch) -> None:
+def test_the_tours_commands_that_need_no_model_run_as_written(tmp_path, monkeypatch) -> None:
     """The embedded-model lines (and the report, show and status of their run) are timed by hand."""
     import shlex
 
     monkeypatch.chdir(tmp_path)
-    commands = _readme_commands()
+    commands = _tour_commands()
     assert len(commands) >= 12 and any("-a stateflow-scoped" in c for c in commands)
     quick = [c for c in commands if "smollm2" not in c and "runs/sql" not in c and c != "statebound run arithmetic"]
     assert len(quick) >= 8

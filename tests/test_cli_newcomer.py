@@ -260,12 +260,12 @@ class _Backend:
         self.model, self.capabilities, self._model, self._calls = "mine", Capabilities(chat=True), model, calls
 
     async def complete(self, request):
-        from statebound import Choice, Completion, Usage
+        from statebound import Completion, Sample, Usage
 
         usage = Usage(prompt_tokens=3, completion_tokens=1, calls=self._calls)
         if not self._model:
-            return Completion(choices=(Choice("4"),), usage=usage)  # model= forgotten
-        return Completion(choices=(Choice("4"),), usage=usage, model=self.model)
+            return Completion(choices=(Sample("4"),), usage=usage)  # model= forgotten
+        return Completion(choices=(Sample("4"),), usage=usage, model=self.model)
 
 
 @pytest.mark.parametrize(("backend", "words"), [

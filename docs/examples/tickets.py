@@ -12,6 +12,7 @@ from statebound import (
     Benchmark,
     BenchmarkOptions,
     CallTool,
+    ChoiceMethod,
     Flow,
     FlowAgent,
     Grade,
@@ -26,8 +27,7 @@ from statebound import (
 
 TEAMS = ["billing", "shipping", "technical", "account"]
 PRIORITIES = ["low", "normal", "high"]
-ROWS = Path(__file__).with_name("tickets.csv").read_text(encoding="utf-8").splitlines()
-TICKETS = {row["id"]: row for row in csv.DictReader(ROWS)}
+TICKETS = {row["id"]: row for row in csv.DictReader(Path(__file__).with_name("tickets.csv").read_text("utf-8").splitlines())}
 
 
 @dataclass(frozen=True)
@@ -40,16 +40,16 @@ def asking(part: str, *, blind: bool = False):  # a choice's prompt; blind: with
     return lambda ctx: [Message("user", f"Support ticket: {'N/A' if blind else ctx.task}\n{part}:")]
 
 
-def choose(part: str, options: list[str], method: str) -> Pick:
-    return Pick(lambda ctx: options, prompt=asking(part), baseline=asking(part, blind=True),
-                method=method, name=part.lower(), into=part.lower())  # type: ignore[arg-type]
+def choose(part: str, options: list[str], method: ChoiceMethod) -> Pick:
+    return Pick(options, prompt=asking(part), baseline=asking(part, blind=True),
+                method=method, name=part.lower(), into=part.lower())
 
 
 def route(ctx) -> str:  # the action the environment runs: the routing the machine chose
     return ctx.deps.step(f"{ctx.vars.team} {ctx.vars.priority}").observation
 
 
-def machine(method: str) -> Flow:
+def machine(method: ChoiceMethod) -> Flow:
     return Flow(name=f"tickets-{method}", initial="Team", vars=Routing, max_turns=4, states=[
         State("Team", outputs=[choose("Team", TEAMS, method)], transitions=[(always(), "Priority")]),
         State("Priority", outputs=[choose("Priority", PRIORITIES, method)], transitions=[(always(), "Route")]),
@@ -93,7 +93,7 @@ class Tickets(Benchmark[BenchmarkOptions]):
         return Grade(reward=env.score().reward, success=env.score().success, turns=1)
 
 
-scoped = AgentSpec(build=lambda setup: FlowAgent(machine("score")), summary="the model scores each part")
-control = AgentSpec(build=lambda setup: FlowAgent(machine("random")), summary="seeded random parts",
-                    uses_model=False)
+scoped: AgentSpec[BenchmarkOptions] = AgentSpec(build=lambda setup: FlowAgent(machine("score")), summary="the model scores each part")
+control: AgentSpec[BenchmarkOptions] = AgentSpec(build=lambda setup: FlowAgent(machine("random")),
+                                                 summary="seeded random parts", uses_model=False)
 flow = machine("score")  # for `statebound flow draw docs/examples/tickets.py:flow` and `flow check`

@@ -1,8 +1,16 @@
-"""Exception types, split by who has to act on them."""
+"""Exception types, split by who has to act on them; :func:`did_you_mean` for their messages."""
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from typing import Any
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` Did you mean 'x'?`` when ``name`` is close to one of ``known``, else ``""``."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" Did you mean {close[0]!r}?" if close else ""
 
 
 class StateboundError(Exception):

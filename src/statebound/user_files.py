@@ -13,15 +13,17 @@ import importlib.util
 import re
 import sys
 import traceback
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from statebound.errors import DefinitionError, StateboundError
+from statebound.errors import DefinitionError, StateboundError, did_you_mean
 
-__all__ = ["is_file_ref", "load_file", "load_ref"]
+__all__ = ["USER_MODULE_PREFIX", "is_file_ref", "load_file", "load_ref", "names_in"]
 
+USER_MODULE_PREFIX = "_statebound_user_"  # the module name a user's file loads under starts so
 _REF = re.compile(r"^(?P<path>.+\.py):(?P<name>[A-Za-z_][\w.]*)$")
 
 
@@ -33,7 +35,7 @@ def is_file_ref(ref: str) -> bool:
 @cache
 def _load(resolved: str) -> ModuleType:
     path = Path(resolved)
-    name = f"_statebound_user_{path.stem}_{hashlib.sha1(resolved.encode()).hexdigest()[:8]}"
+    name = f"{USER_MODULE_PREFIX}{path.stem}_{hashlib.sha1(resolved.encode()).hexdigest()[:8]}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise DefinitionError(f"cannot import {path}; is it a Python file?")
@@ -65,9 +67,10 @@ def load_file(path: Path) -> ModuleType:
     return _load(str(path.resolve()))
 
 
-def load_ref(ref: str, what: str) -> Any:
+def load_ref(ref: str, what: str, *, fits: Callable[[Any], bool] | None = None) -> Any:
     """The object ``path.py:name`` names (dots after the colon walk attributes); ``what`` says
-    what is wanted, for errors."""
+    what is wanted, for errors, which list the file's names whose values ``fits`` (every public
+    name when it is not given) with the closest to the one asked for."""
     match = _REF.match(ref)
     if match is None:
         raise DefinitionError(f"{ref!r} is not path.py:name")
@@ -75,7 +78,16 @@ def load_ref(ref: str, what: str) -> Any:
     target: Any = module
     for part in match["name"].split("."):
         if not hasattr(target, part):
-            defined = sorted(n for n in vars(module) if not n.startswith("_"))
-            raise DefinitionError(f"{match['path']} has no variable {part!r} ({what}); it defines: {', '.join(defined)}")
+            offered = names_in(module, fits)
+            kind = "Names" if fits is None else f"What could be {what}"
+            listed = f"{kind} there: {', '.join(offered)}" if offered else f"It defines nothing that could be {what}"
+            raise DefinitionError(f"{match['path']} has no variable {part!r} ({what}).{did_you_mean(part, offered)} "
+                                  f"{listed}")
         target = getattr(target, part)
     return target
+
+
+def names_in(module: ModuleType, fits: Callable[[Any], bool] | None = None) -> list[str]:
+    """The public names of ``module`` (those whose values ``fits``, when given), sorted."""
+    return sorted(name for name, value in vars(module).items()
+                  if not name.startswith("_") and (fits is None or fits(value)))

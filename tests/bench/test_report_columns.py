@@ -25,7 +25,7 @@ COLUMNS = (EM, F1, VIOLATIONS)
 
 def _result(task, agent, *, success=False, error=None, **meta):
     return EpisodeResult(task=task, agent=agent, model="m", success=success, reward=float(success),
-                         error=error, meta=meta)
+                         error=error, llm_calls=1, meta=meta)
 
 
 # agent A: em 1, 0, crashed (no meta); violations 2, 1 -> EM 33.33 %, F1 (1 + 0.5 + 0) / 3, 1.5 violations/q
@@ -128,6 +128,22 @@ def test_rich_table_has_the_columns(hotpot_run):
     print_report(build_report(load_runs([hotpot_run])), console=console)
     text = console.file.getvalue()
     assert "Violations/q" in text and "EM %" in text and "33.33" in text
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_the_tables_say_where_their_columns_are_explained_and_explain_prints_them(hotpot_run, terminal):
+    report = build_report(load_runs([hotpot_run]))
+    printed = []
+    for explain in (False, True):
+        console = Console(file=io.StringIO(), force_terminal=terminal, width=120, color_system=None)
+        print_report(report, console=console, explain=explain, written_to=hotpot_run)
+        printed.append(console.file.getvalue())
+    short, explained = printed
+    pointer = f"What each column means: {hotpot_run / 'report.md'} and {hotpot_run / 'report.html'} (--explain prints it here)"
+    assert " ".join(short.split()).endswith(pointer)  # the last line (wrapped to a terminal's width)
+    assert "Avg p-token: " not in short and "**Avg p-token**" not in short
+    assert pointer not in explained
+    assert ("**Avg p-token**: " if not terminal else "Avg p-token: mean prompt tokens") in explained
 
 
 def test_explicit_columns_override_the_registry(hotpot_run):

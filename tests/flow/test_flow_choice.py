@@ -157,7 +157,7 @@ def test_a_pick_is_checked_when_built():
     with pytest.raises(DefinitionError, match="unknown"):
         Pick(lambda ctx: COLOURS, method="best")  # type: ignore[arg-type]
     with pytest.raises(DefinitionError, match="candidates"):
-        Pick(["red"])  # type: ignore[arg-type]
+        Pick("red")  # type: ignore[arg-type]  # one string, not a list of candidates
     assert Pick(lambda ctx: COLOURS, name="colour", method="random").label == "Pick(colour, random)"
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from chromium import CHROMIUM
+from own_flows import folder_of_work, tickets_run, vars_store  # noqa: F401 - the own-flows tests' fixtures
 from view_stores import HOSTILE, hostile_result
 
 from statebound.bench.evaluate import run_task

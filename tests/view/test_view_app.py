@@ -135,7 +135,7 @@ def test_unknown_pages_are_404_with_a_sentence(sql_run: Path) -> None:
 
 @pytest.mark.parametrize(("make", "said"), [
     (lambda tmp: tmp / "absent", "does not exist"),
-    (lambda tmp: (tmp / "empty").mkdir() or tmp / "empty", "holds no run.sqlite"),
+    (lambda tmp: (tmp / "empty").mkdir() or tmp / "empty", "holds no run (run.sqlite) and no live-flow store"),
     (lambda tmp: (tmp / "notes.txt").write_text("hi") and tmp / "notes.txt", "neither a run store nor a live-flow store"),
 ])
 def test_a_path_that_is_neither_a_run_nor_a_store_is_one_line(tmp_path: Path, make, said: str) -> None:

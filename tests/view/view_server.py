@@ -15,9 +15,10 @@ STATEBOUND = Path(sys.executable).parent / "statebound"
 
 
 @contextmanager
-def serving(*args: str | Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """``(url, process)`` of ``statebound view ARGS --port 0``; the process is ended afterwards."""
-    process = subprocess.Popen([str(STATEBOUND), "view", *map(str, args), "--port", "0"], text=True,
+def serving(*args: str | Path, cwd: Path | None = None) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``(url, process)`` of ``statebound view ARGS --port 0`` (run in ``cwd``); the process is
+    ended afterwards."""
+    process = subprocess.Popen([str(STATEBOUND), "view", *map(str, args), "--port", "0"], text=True, cwd=cwd,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         line = process.stdout.readline() if process.stdout else ""

@@ -19,7 +19,6 @@ named ``path.py:name``: a :class:`~statebound.contract.benchmark.Benchmark` subc
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -28,7 +27,7 @@ from typing import Any
 
 from statebound.bench.options import parse_options
 from statebound.contract.benchmark import AgentSpec, Benchmark
-from statebound.errors import DefinitionError
+from statebound.errors import DefinitionError, did_you_mean
 from statebound.user_files import is_file_ref, load_ref
 
 __all__ = [
@@ -44,12 +43,6 @@ __all__ = [
 
 BENCHMARK_GROUP = "statebound.benchmarks"
 AGENT_GROUP = "statebound.agents"
-
-
-def did_you_mean(name: str, known: Any) -> str:
-    """`` Did you mean 'x'?`` when ``name`` is close to one of ``known``, else ``""``."""
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" Did you mean {close[0]!r}?" if close else ""
 
 
 @cache
@@ -73,7 +66,8 @@ def benchmark_names() -> list[str]:
 def benchmark_class(name: str) -> type[Benchmark[Any]]:
     """The benchmark registered as ``name``, or defined at ``path.py:name``."""
     if is_file_ref(name):
-        found = load_ref(name, "a Benchmark subclass")
+        found = load_ref(name, "a Benchmark subclass", fits=lambda value: isinstance(value, type)
+                         and issubclass(value, Benchmark) and value is not Benchmark)
         if not (isinstance(found, type) and issubclass(found, Benchmark)):
             raise DefinitionError(f"{name} is a {type(found).__name__}, not a Benchmark subclass")
         return found
@@ -123,7 +117,7 @@ class LoadedBenchmark:
         """The agent ``name`` (registered, or an ``AgentSpec`` at ``path.py:name``), or an error
         listing the benchmark's agents."""
         if is_file_ref(name) and name not in self.agents:
-            found = load_ref(name, "an AgentSpec")
+            found = load_ref(name, "an AgentSpec", fits=lambda value: isinstance(value, AgentSpec))
             if not isinstance(found, AgentSpec):
                 raise DefinitionError(f"{name} is a {type(found).__name__}, not an AgentSpec")
             return found

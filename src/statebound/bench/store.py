@@ -264,6 +264,27 @@ class RunStore:
         )
         return {(agent, model): (stored, crashed or 0, mean, last) for agent, model, stored, crashed, mean, last in rows}
 
+    def task_texts(self, *, chars: int = 200) -> dict[str, str]:
+        """Each stored task's text as an agent was given it (its first entry from the task, else its
+        first user entry), cut to ``chars`` characters; read from one episode per task."""
+        rows = self._db.execute(
+            "SELECT e.task, (SELECT substr(json_extract(j.value, '$.content'), 1, ?) FROM json_each(e.trajectory) j"
+            " WHERE json_extract(j.value, '$.source') = 'task' OR json_extract(j.value, '$.role') = 'user'"
+            " ORDER BY json_extract(j.value, '$.source') = 'task' DESC, j.key LIMIT 1)"
+            " FROM episodes e WHERE e.rowid IN (SELECT min(rowid) FROM episodes GROUP BY task)", (chars,))
+        return {task: text for task, text in rows if isinstance(text, str)}
+
+    def search(self, text: str, *, limit: int = 100) -> list[tuple[str, str, str, int, int, str]]:
+        """The episodes one of whose trajectory entries holds ``text`` (letters A-Z in either case),
+        in run order: ``(task, agent, model, seed, entry index, entry text)`` of the first such
+        entry, at most ``limit`` of them."""
+        rows = self._db.execute(
+            "SELECT e.task, e.agent, e.model, e.seed, min(j.key), json_extract(j.value, '$.content')"
+            " FROM episodes e, json_each(e.trajectory) j"
+            " WHERE instr(lower(json_extract(j.value, '$.content')), lower(?)) > 0"
+            " GROUP BY e.task, e.agent, e.model, e.seed ORDER BY min(e.position) LIMIT ?", (text, limit))
+        return [(task, agent, model, seed, index, str(content)) for task, agent, model, seed, index, content in rows]
+
     def iter_trajectories(self) -> Iterator[EpisodeResult]:
         """Episodes one at a time, with trajectories (for exports of large runs)."""
         for row in self._db.execute("SELECT row, trajectory, events FROM episodes ORDER BY position"):

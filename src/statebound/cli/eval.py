@@ -60,6 +60,7 @@ def eval_command(
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the plots."),
     list_agents: bool = typer.Option(False, "--list-agents", help="List BENCHMARK's agents and options, then exit."),
     wide: bool = typer.Option(False, "--wide", help="Print each table whole, however wide (default: fitted to the terminal)."),
+    explain: bool = typer.Option(False, "--explain", help="Print what each column means under the tables (it is always written into report.md and report.html)."),
     otel: bool = otel_option(),
 ) -> None:
     """Run BENCHMARK and write the store, results.jsonl, trajectories, report and plots into --out.
@@ -147,7 +148,7 @@ def eval_command(
             except StateboundError as exc:
                 given = dict(pair.partition("=")[::2] for pair in model_option)  # as typed, even if malformed
                 fail(redact(_stopped(exc, config, out_dir), *secret_values(given)))
-            print_report(report, wide=wide)
+            print_report(report, wide=wide, explain=explain, written_to=out_dir)
             typer.echo(
                 f"{outcome.ran} episodes run, {outcome.skipped} already stored, {outcome.crashed} crashed, "
                 f"{outcome.wall_seconds:.1f}s. Run directory: {out_dir} ({len(files)} files written)"

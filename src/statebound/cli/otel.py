@@ -10,8 +10,11 @@ from statebound.cli.errors import fail
 
 __all__ = ["OTEL_HELP", "start_tracing"]
 
-OTEL_HELP = ("Send OpenTelemetry traces over OTLP/HTTP (docs/tracing.md); on without it when "
-             "OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set. Needs statebound[otel].")
+# Typer renders option help as Rich markup: "\\[" keeps "[otel]" from being read as a style tag.
+OTEL_HELP = ("Send OpenTelemetry traces (spans per run, episode, state, model call, tool and pick) over OTLP/HTTP "
+             "to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318); on without this flag when "
+             "OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set. "
+             "Needs pip install 'statebound\\[otel]'.")
 
 
 def otel_option() -> Any:

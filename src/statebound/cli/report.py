@@ -36,12 +36,13 @@ def report_command(
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the plots."),
     shared_tasks: bool = typer.Option(False, "--shared-tasks", help="Only the tasks every run has (a run on a sample beside a full record)."),
     wide: bool = typer.Option(False, "--wide", help="Print each table whole, however wide (default: fitted to the terminal)."),
+    explain: bool = typer.Option(False, "--explain", help="Print what each column means under the tables (it is always written into report.md and report.html)."),
     informative: bool = typer.Option(False, "--informative", help="For InterCode runs stored before SR % (informative): work out which tasks doing nothing solves by running each gold on a fresh database or sandbox (about 35 s for Bash's 200 tasks); the stores are not changed."),
     view_url: str = typer.Option("http://127.0.0.1:8765/", "--view-url", help="Where report.html's task grid links each episode: statebound view started on the same RUN_DIRS (its default address)."),
 ) -> None:
     """Print and write (Markdown, CSV, JSON, PNG/SVG, report.html) the papers' tables for RUN_DIRS side by side.
 
-    In a terminal each table fits its width: a key column with one value (one model) moves to the title, and columns that do not fit go to a second table (--wide: one table). report.md and report.html end with what every column means.
+    In a terminal each table fits its width: a key column with one value (one model) moves to the title, and columns that do not fit go to a second table (--wide: one table). report.md and report.html end with what every column means (--explain prints it too).
 
     Example: statebound report runs/sql
 
@@ -64,7 +65,7 @@ def report_command(
     except StateboundError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(2) from None
-    print_report(report, wide=wide)
+    print_report(report, wide=wide, explain=explain, written_to=out_dir)
     if not informative and _informative_blank(report):
         typer.secho("SR % (informative) is blank for runs stored before it; --informative works it out.",
                     fg=typer.colors.YELLOW, err=True)

@@ -23,13 +23,14 @@ import typer
 from statebound.cli.app import app
 from statebound.cli.errors import one_line_errors, output_dir
 from statebound.cli.otel import otel_option, start_tracing
-from statebound.errors import DefinitionError
-from statebound.user_files import is_file_ref, load_ref
+from statebound.errors import DefinitionError, did_you_mean
+from statebound.user_files import USER_MODULE_PREFIX, is_file_ref, load_file, load_ref, names_in
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from statebound.flow import Event, Flow, RunResult, TokenDelta
+    from statebound.flow.choice import Picked
     from statebound.flow.live import Checkpointer
     from statebound.llm.base import LLM
 
@@ -48,11 +49,15 @@ def load_flow(ref: str) -> Flow:
         flow = load_example(ref)
         flow.origin = ref
         return flow
+    if ref.endswith(".py") and Path(ref).is_file():  # the file without the flow's name
+        flows = names_in(load_file(Path(ref)), _makes_flow)
+        named = " or ".join(f"{ref}:{name}" for name in flows[:5])
+        raise DefinitionError(f"{ref} is a file: name the flow in it, {named}" if flows else
+                              f"{ref} defines no Flow (nor a function of no arguments building one) to run")
     if not is_file_ref(ref):
-        raise DefinitionError(
-            f"{ref!r} is neither a bundled example ({', '.join(sorted(EXAMPLES))}) nor path.py:variable"
-        )
-    value = load_ref(ref, "a Flow")
+        raise DefinitionError(f"{ref!r} is neither a bundled example ({', '.join(sorted(EXAMPLES))}) nor "
+                              f"path.py:variable.{did_you_mean(ref, EXAMPLES)}")
+    value = load_ref(ref, "a Flow", fits=_makes_flow)
     if not isinstance(value, Flow) and callable(value):
         try:
             inspect.signature(value).bind()
@@ -65,6 +70,61 @@ def load_flow(ref: str) -> Flow:
     path, _, variable = ref.rpartition(":")
     value.origin = f"{Path(path).resolve()}:{variable}"  # works from any directory
     return value
+
+
+def _with_vars(flow: Flow, flow_ref: str, pairs: list[str], *, resume: bool) -> Flow:
+    """``flow`` starting with the variables ``--var FIELD=VALUE`` sets (the others keep their
+    defaults); refused for a flow without variables, and on ``--resume`` (a thread's variables
+    come from its checkpoints)."""
+    from statebound.bench.options import parse_pairs
+
+    if flow.vars is None:
+        raise DefinitionError(f"{flow_ref} declares no variables (Flow(vars=...)) for --var to set")
+    if resume:
+        raise DefinitionError("--var sets a new run's starting variables; a resumed thread's come from its checkpoints")
+    given = parse_pairs(pairs, flag="--var")
+    unknown = [name for name in given if name not in flow.vars.fields]
+    if unknown:
+        raise DefinitionError(f"--var {unknown[0]}: {flow.vars.kind.__name__} has no field {unknown[0]!r}."
+                              f"{did_you_mean(unknown[0], flow.vars.fields)} Its fields: {', '.join(flow.vars.fields)}")
+    return flow.replace(vars=flow.vars.load(given))
+
+
+def load_deps(ref: str) -> Any:
+    """What ``--deps path.py:name`` names: the object, or what the function (or class) there
+    makes from no arguments."""
+    if not is_file_ref(ref):
+        raise DefinitionError(f"--deps {ref!r} is not path.py:name (an object in a Python file, or a function "
+                              "or class there that makes it from no arguments)")
+    value = load_ref(ref, "what the tools get as ctx.deps")
+    if not (inspect.isfunction(value) or inspect.isclass(value)):
+        return value
+    try:
+        inspect.signature(value).bind()
+    except TypeError as error:
+        raise DefinitionError(f"--deps {ref} cannot be called without arguments ({error})") from None
+    except ValueError:  # a class whose signature Python cannot read: try it
+        pass
+    try:
+        return value()
+    except Exception as error:  # noqa: BLE001 - the user's code: one line naming what failed
+        raise DefinitionError(f"--deps {ref}: making it failed: {type(error).__name__}: {error}") from None
+
+
+def _makes_flow(value: Any) -> bool:
+    """Whether ``value`` is a Flow, or a function of the user's file that builds one from no
+    arguments (the two things ``path.py:name`` may name)."""
+    from statebound.flow import Flow
+
+    if isinstance(value, Flow):
+        return True
+    if not inspect.isfunction(value) or not value.__module__.startswith(USER_MODULE_PREFIX):
+        return False  # imported functions are not the file's own
+    try:
+        inspect.signature(value).bind()
+    except TypeError:
+        return False
+    return True
 
 
 def open_flow_model(name: str | None, options: list[str]) -> LLM:
@@ -104,6 +164,7 @@ class _Pieces:
 def _printer(console: Console, pieces: _Pieces | None = None) -> Callable[[Event], None]:
     from rich.markup import escape
 
+    from statebound.flow.choice import Picked
     from statebound.flow.events import refused_by_limit
 
     colours = {"task": "bold", "instruction": "cyan", "llm": "green", "tool": "yellow", "human": "magenta"}
@@ -120,6 +181,8 @@ def _printer(console: Console, pieces: _Pieces | None = None) -> Callable[[Event
             status = "" if entry.ok is None else (" ok" if entry.ok else " failed")
             colour = colours.get(entry.source, "white")
             console.print(f"[{colour}]{escape(who)}{status}:[/] {escape(entry.content)}")
+            if (picked := Picked.from_entry(entry)) is not None and picked.candidates:
+                console.print(f"[dim]   {escape(_picked_line(picked))}[/]")
         elif kind == "speaker_selected":
             console.print(f"[magenta]-> speaker {event.role} ({event.how})[/]")  # type: ignore[union-attr]
         elif kind == "transition_taken":
@@ -131,7 +194,20 @@ def _printer(console: Console, pieces: _Pieces | None = None) -> Callable[[Event
     return show
 
 
+def _picked_line(picked: Picked) -> str:
+    """How a pick chose, as an LLM-decided transition's line says it: ``picked by score among 4:
+    billing 0.66, account -0.31, ...`` (the best five, best first)."""
+    shown = ""
+    if picked.scores is not None:
+        order = sorted(range(len(picked.candidates)), key=lambda i: -picked.scores[i])  # type: ignore[index]
+        more = len(order) - 5
+        shown = ": " + ", ".join(f"{picked.candidates[i]} {picked.scores[i]:.2f}" for i in order[:5])
+        shown += f", and {more} more" if more > 0 else ""
+    return f"picked by {picked.method} among {len(picked.candidates)}{shown}"
+
+
 def _print_usage(console: Console, result: RunResult) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="Usage")
@@ -143,6 +219,8 @@ def _print_usage(console: Console, result: RunResult) -> None:
     table.add_row("[bold]run[/]", str(u.calls), str(u.prompt_tokens), str(u.completion_tokens))
     console.print(table)
     cost = "unknown" if result.cost is None else f"${result.cost:.4f}"
+    if result.vars is not None:
+        console.print(f"vars: {escape(repr(result.vars))}", highlight=False)
     colour = "green" if result.ok else "red"
     console.print(
         f"[{colour}]exit: {result.exit_state} ({result.exit_reason.value})[/] after {result.turns} turns; cost {cost}"
@@ -224,6 +302,8 @@ def run_command(
     answer: str | None = typer.Option(None, "--input", help="With --resume: the answer to the question a paused thread asks."),
     switch_model: bool = typer.Option(False, "--switch-model", help="With --resume: go on with another model than the thread ran with."),
     tokens: bool | None = typer.Option(None, "--tokens/--no-tokens", help="Print each reply as the model writes it (default: when stdout is a terminal)."),
+    var: list[str] = typer.Option([], "--var", metavar="FIELD=VALUE", help="A starting value of the flow's variables (Flow(vars=...)), e.g. --var team=billing; a value is read as JSON where it is JSON; repeatable."),
+    deps: str | None = typer.Option(None, "--deps", metavar="PATH.PY:NAME", help="What the flow's tools get as ctx.deps: an object in a Python file, or a function there that makes it from no arguments."),
     otel: bool = otel_option(),
 ) -> None:
     """Run a flow on a task and print its trajectory state by state, then the usage.
@@ -234,7 +314,9 @@ def run_command(
 
     Example (the embedded model): statebound run arithmetic
 
-    Example (no model: the scripted double replays these replies): statebound run arithmetic -m scripted --model-option 'replies=["I would guess", "Expression: 3*12-5"]'"""
+    Example (no model: the scripted double replays these replies): statebound run arithmetic -m scripted --model-option 'replies=["I would guess", "Expression: 3*12-5"]'
+
+    Example (a flow with typed variables and an environment for its tools): statebound run tickets.py:flow --task "I was charged twice" --var team=billing --deps tickets.py:desk"""
     from rich.console import Console
 
     from statebound.flow.live import open_checkpointer
@@ -247,6 +329,9 @@ def run_command(
         flow = load_flow(flow_ref)
         if max_turns is not None:
             flow = flow.replace(max_turns=max_turns)
+        if var:
+            flow = _with_vars(flow, flow_ref, var, resume=resume)
+        running_deps = load_deps(deps) if deps is not None else None
         llm = open_flow_model(model, model_option)
         store = open_checkpointer(store_path) if store_path is not None else None
         pieces = _Pieces(console) if (tokens if tokens is not None else console.is_terminal) else None
@@ -254,7 +339,8 @@ def run_command(
         writer = JsonlTrace(trace, append=resume) if trace is not None else None
         if writer is not None:
             sinks.append(writer)
-        running: dict[str, Any] = {"llm": llm, "on_event": sinks, "record_events": False, "on_token": pieces}
+        running: dict[str, Any] = {"llm": llm, "deps": running_deps, "on_event": sinks, "record_events": False,
+                                   "on_token": pieces}
         try:
             if resume:
                 assert store is not None and thread is not None  # _check_thread_options

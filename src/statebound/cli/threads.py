@@ -15,6 +15,7 @@ from statebound.cli.app import app
 from statebound.cli.errors import one_line_errors
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from rich.table import Table
 
     from statebound.flow.history import Entry
@@ -29,7 +30,7 @@ def _clip(text: str, width: int = 60) -> str:
 
 
 def _when(stamp: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
+    return time.strftime("%m-%d %H:%M", time.localtime(stamp))
 
 
 def _added(entries: tuple[Entry, ...], first: int) -> str:
@@ -37,23 +38,56 @@ def _added(entries: tuple[Entry, ...], first: int) -> str:
     return "; ".join(f"#{first + i} {e.source}: {_clip(e.content, 40)!r}" for i, e in enumerate(entries))
 
 
-def _thread_table(store: Checkpointer) -> Table:
+def _thread_table(store: Checkpointer, width: int) -> RenderableType:
+    """One line per thread, names and figures whole (the update time left out when they need its
+    room): with the task cut to the width left, or, when there is too little, the tasks listed
+    under the table (``width``: the terminal's columns)."""
+    from rich import box
+    from rich.console import Console, Group
+    from rich.measure import Measurement
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=f"Threads in {store.where}")
-    for column in ("thread", "flow", "state", "turn", "status", "checkpoints", "forked from", "updated", "task"):
-        table.add_column(column, justify="right" if column in ("turn", "checkpoints") else "left")
-    for info in store.threads():
-        table.add_row(info.thread, info.flow, info.state, str(info.turn), info.status, str(info.checkpoints),
-                      info.parent or "", _when(info.updated), _clip(info.task))
-    return table
+    threads = store.threads()
+    columns = {"thread": [i.thread for i in threads], "flow": [i.flow for i in threads],
+               "state": [i.state for i in threads], "turn": [str(i.turn) for i in threads],
+               "status": [i.status for i in threads], "checkpoints": [str(i.checkpoints) for i in threads]}
+    if any(info.parent for info in threads):
+        columns["forked from"] = [info.parent or "" for info in threads]
+    columns["updated"] = [_when(info.updated) for info in threads]
+
+    def table(shown: dict[str, list[str]], task_width: int = 0) -> Table:
+        made = Table(title=f"Threads in {store.where}", box=box.SIMPLE_HEAD, collapse_padding=True)
+        for header, cells in shown.items():
+            made.add_column(header, justify="right" if header in ("turn", "checkpoints") else "left", no_wrap=True,
+                            min_width=max(map(len, [header, *cells])))
+        if task_width:
+            made.add_column("task", no_wrap=True, overflow="ellipsis", width=task_width)
+        for index, info in enumerate(threads):
+            made.add_row(*(cells[index] for cells in shown.values()),
+                         *([_clip(info.task, 200)] if task_width else []))
+        return made
+
+    def room(shown: dict[str, list[str]]) -> int:
+        wide = Console(width=1_000_000)
+        return width - Measurement.get(wide, wide.options, table(shown)).maximum - 3
+
+    if room(columns) < 0:
+        columns.pop("updated")
+    left = room(columns)
+    if left >= 12:
+        return table(columns, min(left, max([len(_clip(i.task, 200)) for i in threads] + [4])))
+    tasks = [Text(f"{info.thread}: {_clip(info.task, 200)}", no_wrap=True, overflow="ellipsis") for info in threads]
+    return Group(table(columns), Text("tasks:", style="bold"), *tasks)
 
 
 def _checkpoint_table(store: Checkpointer, thread: str) -> Table:
     from rich.table import Table
 
     table = Table(title=f"Checkpoints of {thread} (a new thread from one: statebound threads {store.where} "
-                        f"{thread} --fork SEQ [--edit INDEX TEXT])")
+                        f"{thread} --fork SEQ [--edit INDEX TEXT])",
+                  caption="stored by: the thread that stored the checkpoint, when it is not this one (a fork's "
+                          "first checkpoints are its parent's)")
     for column in ("seq", "kind", "state", "turn", "status", "stored by", "added (#history index)"):
         table.add_column(column, justify="right" if column in ("seq", "turn") else "left")
     entries = 0
@@ -124,5 +158,6 @@ def threads_command(
         with open_checkpointer(store_path, read_only=True) as store:
             if thread is not None and store.record(thread) is None:
                 raise CheckpointError(missing_thread(store, thread))
-            table = _thread_table(store) if thread is None else _checkpoint_table(store, thread)
-    Console().print(table)
+            console = Console()
+            table = _thread_table(store, console.width) if thread is None else _checkpoint_table(store, thread)
+    console.print(table)

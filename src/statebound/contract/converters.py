@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from statebound.chain.loop import LoopEpisode
+from statebound.contract.result import CALLS_KEY, VARS_KEY
 from statebound.contract.trace import Trace, TraceEntry, TraceRole
 from statebound.envs.base import StepResult
 from statebound.exits import ExitReason
@@ -25,9 +26,25 @@ __all__ = ["CHOICE_KEY", "FlowAgent", "trace_of_actions", "trace_of_flow", "trac
 CHOICE_KEY = "choice"  # an entry's data key holding a choice state's candidates and scores
 
 
+def _vars_data(value: Any) -> Any:
+    """The flow variables as JSON (a dataclass or pydantic model, as a checkpoint stores it)."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(type(value)).dump_python(value, mode="json")
+
+
+def _calls(run: RunResult) -> list[dict[str, Any]]:
+    """Each model call of the run: its state, what for, tokens and seconds (for the viewer)."""
+    return [{"state": call.state, "kind": call.kind, "prompt_tokens": call.usage.prompt_tokens,
+             "completion_tokens": call.usage.completion_tokens,
+             "seconds": None if call.seconds is None else round(call.seconds, 4)} for call in run.calls]
+
+
 def trace_of_flow(run: RunResult, *, data_keys: Sequence[str] = (), meta: Mapping[str, Any] | None = None) -> Trace:
     """A flow run as a trace: every history entry with its source and ``ok``; ``data_keys`` names
-    the keys of a tool's structured ``data`` (when it is a dict) to keep (a choice is always kept)."""
+    the keys of a tool's structured ``data`` (when it is a dict) to keep (a choice is always kept).
+    The meta keeps the flow's variables where it ended (:data:`VARS_KEY`, when it has them) and
+    its model calls with their timings (:data:`CALLS_KEY`)."""
     keys = (*data_keys, CHOICE_KEY)
     entries = []
     for item in run.history:
@@ -42,7 +59,8 @@ def trace_of_flow(run: RunResult, *, data_keys: Sequence[str] = (), meta: Mappin
         cost_usd=run.cost,
         error=None if run.error is None else f"{type(run.error).__name__}: {run.error}",
         events=tuple(event.to_dict() for event in run.events),
-        meta=dict(meta or {}),
+        meta={**({} if run.vars is None else {VARS_KEY: _vars_data(run.vars)}),
+              **({CALLS_KEY: _calls(run)} if run.calls else {}), **(meta or {})},
     )
 
 

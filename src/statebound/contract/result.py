@@ -8,7 +8,10 @@ from typing import Any
 
 from statebound.exits import ExitReason
 
-__all__ = ["EpisodeResult"]
+__all__ = ["CALLS_KEY", "VARS_KEY", "EpisodeResult"]
+
+VARS_KEY = "flow_vars"  # meta: a flow's variables where the episode ended (the viewer shows them)
+CALLS_KEY = "model_calls"  # meta: a flow's model calls, each with its state, tokens and seconds
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

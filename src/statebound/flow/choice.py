@@ -36,7 +36,9 @@ and ``entry.data["choice"]`` records the choice as plain JSON (:meth:`Picked.to_
      "scores": [-0.41, -2.3], "picked": 0}
 
 ``method`` is the chooser that ran, ``asked`` the method the Pick was given. ``scores`` is None
-for ``grammar`` and ``random`` choices and when there was nothing to choose between. Candidates are deduplicated (first occurrence kept) and empty ones dropped; with one
+for ``grammar`` and ``random`` choices and when there was nothing to choose between. A Pick given
+its own ``prompt`` also records the text the model read (``"prompt"``) and, when it calibrated,
+the baseline's (``"baseline"``): ``statebound view`` shows them beside the scores. Candidates are deduplicated (first occurrence kept) and empty ones dropped; with one
 candidate left it is taken without a model call; with none, the run stops with a
 :class:`~statebound.errors.DefinitionError` unless ``when_empty`` gives the text to append instead
 (``picked`` is then None: :func:`last_pick` tells a transition). A candidate that does not fit the
@@ -46,7 +48,7 @@ longer fits.
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import hashlib
 import json
 import math
@@ -136,7 +138,9 @@ def _reply_index(reply: str, candidates: Sequence[str]) -> int | None:
 class Picked:
     """One choice as recorded: what was chosen (``name``), by which chooser (``method``; the
     method asked for in ``asked``), among what, the candidates' scores (``score`` and ``label``)
-    and the index picked (None: there was nothing to pick)."""
+    and the index picked (None: there was nothing to pick); for a :class:`Pick` given its own
+    ``prompt``, the text the model read (``prompt``) and the calibration prompt (``baseline``)
+    when one was scored."""
 
     name: str
     method: ChoiceMethod
@@ -144,6 +148,8 @@ class Picked:
     scores: tuple[float, ...] | None
     index: int | None
     asked: ChoiceMethod | None = None
+    prompt: str | None = None
+    baseline: str | None = None
 
     @property
     def text(self) -> str | None:
@@ -153,8 +159,9 @@ class Picked:
     def to_data(self) -> dict[str, Any]:
         """The ``Entry.data`` of the choice's history entry (plain JSON)."""
         scores = None if self.scores is None else [s if math.isfinite(s) else None for s in self.scores]
+        shown = {key: text for key, text in (("prompt", self.prompt), ("baseline", self.baseline)) if text is not None}
         return {"choice": {"name": self.name, "method": self.method, "asked": self.asked or self.method,
-                           "candidates": list(self.candidates), "scores": scores, "picked": self.index}}
+                           "candidates": list(self.candidates), "scores": scores, "picked": self.index, **shown}}
 
     @classmethod
     def from_entry(cls, entry: Entry) -> Picked | None:
@@ -165,7 +172,7 @@ class Picked:
         scores = data.get("scores")
         return cls(str(data["name"]), data["method"], tuple(data["candidates"]),
                    None if scores is None else tuple(-math.inf if s is None else s for s in scores),
-                   data.get("picked"), data.get("asked"))
+                   data.get("picked"), data.get("asked"), data.get("prompt"), data.get("baseline"))
 
 
 def picks(history: Sequence[Entry], name: str | None = None) -> list[Picked]:
@@ -333,7 +340,8 @@ class Chooser:
 
 @dataclass(frozen=True, slots=True)
 class Pick:
-    """Let the model pick one of ``candidates(ctx)`` and append it as the state's reply.
+    """Let the model pick one of ``candidates`` (a list, or ``candidates(ctx)`` returning one) and
+    append it as the state's reply.
 
     ``prompt`` is what the candidates continue: None for the history as chat messages (the choice
     is the assistant's reply; add an ``Instruction`` before the ``Pick`` to ask the question), a
@@ -347,7 +355,7 @@ class Pick:
     when nothing was picked; :mod:`statebound.flow.variables`).
     """
 
-    candidates: Callable[[RunContext], Sequence[str]]
+    candidates: Callable[[RunContext], Sequence[str]] | Sequence[str]
     prompt: str | PromptFn | None = field(default=None, kw_only=True)
     baseline: str | PromptFn | None = field(default=None, kw_only=True)
     baseline_weight: float = field(default=1.0, kw_only=True)
@@ -360,9 +368,16 @@ class Pick:
     into: str | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
-        if not callable(self.candidates):
-            raise DefinitionError(f"Pick needs a function candidates(ctx) -> list of str, got {self.candidates!r}")
+        if isinstance(self.candidates, list | tuple) and all(isinstance(c, str) for c in self.candidates):
+            object.__setattr__(self, "candidates", tuple(self.candidates))  # the same options at every visit
+        elif not callable(self.candidates):
+            raise DefinitionError(f"Pick needs a list of str or a function candidates(ctx) -> list of str, "
+                                  f"got {self.candidates!r}")
         check_method(self.method)
+
+    def offered(self, ctx: RunContext) -> Sequence[str]:
+        """The candidates at this point of the run: the fixed list, or what ``candidates(ctx)`` gives."""
+        return self.candidates if isinstance(self.candidates, tuple) else self.candidates(ctx)  # type: ignore[operator]
 
     @property
     def label(self) -> str:
@@ -373,7 +388,7 @@ class Pick:
         return Chooser(self.method, self.name, self.llm, self.normalization, self.baseline_weight, self.seed)
 
     async def run(self, ctx: RunContext) -> None:
-        candidates = tuple(dict.fromkeys(c for c in self.candidates(ctx) if c))
+        candidates = tuple(dict.fromkeys(c for c in self.offered(ctx) if c))
         chooser = self.chooser
         if len(candidates) < 2:  # no model needed: the prompt is not even built
             shape: Prompt = self.prompt if isinstance(self.prompt, str) else ()
@@ -387,8 +402,17 @@ class Pick:
                     "when_empty='...' (the reply to append instead) or make sure candidates(ctx) returns some")
             self._append(ctx, self.when_empty, chooser.picked(kind, (), None, None), None)
             return
-        baseline = None if self.baseline is None else functools.partial(self._prompt, ctx, baseline=True)
-        picked, completion = await chooser.choose(ctx, candidates, self._prompt(ctx), baseline)
+        asked: list[Prompt] = []  # the baseline, once the chooser asks for it
+
+        def baseline() -> Prompt:
+            asked.append(self._prompt(ctx, baseline=True))
+            return asked[-1]
+
+        prompt = self._prompt(ctx)
+        picked, completion = await chooser.choose(ctx, candidates, prompt, None if self.baseline is None else baseline)
+        if self.prompt is not None and picked.method != "random":  # what the model read (the history is shown apart)
+            picked = dataclasses.replace(picked, prompt=prompt_text(prompt),
+                                         baseline=prompt_text(asked[0]) if asked else None)
         self._append(ctx, candidates[picked.index or 0], picked, completion)
 
     def _prompt(self, ctx: RunContext, *, baseline: bool = False) -> Prompt:
@@ -404,6 +428,11 @@ class Pick:
         ctx.add("assistant", text, "llm", name=name, usage=usage, data=picked.to_data())
         if self.into is not None:
             ctx.update({self.into: picked.text}, by=f"Pick({self.name})")
+
+
+def prompt_text(prompt: Prompt) -> str:
+    """A prompt as text: a string as it is, chat messages one ``role: content`` paragraph each."""
+    return prompt if isinstance(prompt, str) else "\n\n".join(f"{m.role}: {m.content}" for m in prompt)
 
 
 def choice_schema(candidates: Sequence[str]) -> dict[str, Any]:

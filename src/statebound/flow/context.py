@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any, Generic, Literal, Protocol
 
 from statebound.errors import DefinitionError
@@ -317,13 +318,15 @@ class RunContext(Generic[VarsT]):
         """
         model = self.llm_for(llm)
         sink = self._token_sink() if stream else None
+        started = perf_counter()
         if sink is None and token_sink() is None:  # nobody listens here, nor outside: nothing to set
             completion = await complete_checked(model, request)
         else:
             with streaming_to(sink):
                 completion = await complete_checked(model, request)
         usage = completion.usage
-        self.calls.append(CallRecord(self.state, kind, completion.model, usage, self._cost(completion.model, usage)))
+        self.calls.append(CallRecord(self.state, kind, completion.model, usage, self._cost(completion.model, usage),
+                                     perf_counter() - started))
         return completion
 
     def _token_sink(self) -> Callable[[str], None] | None:

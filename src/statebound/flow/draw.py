@@ -10,9 +10,12 @@ if TYPE_CHECKING:
 __all__ = ["output_labels", "to_dot", "to_mermaid"]
 
 
-def output_labels(flow: Machine, state: str) -> list[str]:
-    """Short names of a state's output functions, e.g. ``["Instruction", "LLM", "Tool(run_sql)"]``."""
-    return [getattr(o, "label", type(o).__name__) for o in flow.states_by_name[state].outputs]
+def output_labels(flow: Machine, state: str, *, detailed: bool = False) -> list[str]:
+    """Short names of a state's output functions, e.g. ``["Instruction", "LLM", "Tool(run_sql)"]``;
+    ``detailed``: as diagrams show them (``LLM(schema=BugReport)``), where an output has its own."""
+    outputs = flow.states_by_name[state].outputs
+    return [str(getattr(o, "diagram_label" if detailed and hasattr(o, "diagram_label") else "label", type(o).__name__))
+            for o in outputs]
 
 
 def _edges(flow: Machine) -> list[tuple[str, str, str]]:
@@ -36,7 +39,7 @@ def to_mermaid(flow: Machine) -> str:
     lines = ["stateDiagram-v2", f"    [*] --> {_mermaid_id(flow.initial)}"]
     for state in flow.states:
         sid = _mermaid_id(state.name)
-        outputs = output_labels(flow, state.name)
+        outputs = output_labels(flow, state.name, detailed=True)
         detail = " -> ".join(outputs)
         title = state.name + (f" ({detail})" if detail else "")
         lines.append(f'    state "{_mermaid_text(title)}" as {sid}')
@@ -56,7 +59,7 @@ def to_dot(flow: Machine) -> str:
     lines.append('    "__start__" [shape=point];')
     lines.append(f'    "__start__" -> "{_dot_text(flow.initial)}";')
     for state in flow.states:
-        outputs = " -> ".join(output_labels(flow, state.name))
+        outputs = " -> ".join(output_labels(flow, state.name, detailed=True))
         label = state.name + (f"\\n{_dot_text(outputs)}" if outputs else "")
         shape = ", shape=doublecircle" if state.final else ""
         lines.append(f'    "{_dot_text(state.name)}" [label="{label}"{shape}];')

@@ -193,6 +193,18 @@ class CallLLM:
     def label(self) -> str:
         return "LLM"
 
+    @property
+    def diagram_label(self) -> str:
+        """What a diagram calls it: ``LLM(schema=BugReport)``, ``LLM(tools: search, lookup)`` or
+        ``LLM(grammar)``, so two states that call the model tell apart (``label``, which a stored
+        thread's signature keeps, stays ``LLM``)."""
+        if self.schema is not None:
+            name = self.schema.get("title") if isinstance(self.schema, dict) else getattr(self.schema, "__name__", None)
+            return f"LLM(schema={name or 'JSON'})"
+        if self._offered:
+            return f"LLM(tools: {', '.join(tool.spec.name for tool in self._offered)})"
+        return "LLM(grammar)" if self.grammar is not None else "LLM"
+
 
 class CallTool:
     """Run ``fn(ctx)`` and append its result as a ``tool`` entry.

@@ -20,13 +20,15 @@ CallKind = Literal["llm", "choice", "speaker"]
 @dataclass(frozen=True, slots=True)
 class CallRecord:
     """One LLM call: where it happened, what for (``llm`` output, transition ``choice``,
-    ``speaker`` selection), the model, its usage and its cost (None when unknown)."""
+    ``speaker`` selection), the model, its usage, its cost (None when unknown) and how long it
+    took, in seconds (None for calls read back from a checkpoint)."""
 
     state: str
     kind: CallKind
     model: str
     usage: Usage
     cost: float | None = None
+    seconds: float | None = field(default=None, compare=False)  # timing is not part of what a call was
 
 
 def usage_dict(usage: Usage) -> dict[str, int]:

@@ -23,6 +23,7 @@ from statebound.llm.base import LLM, Capabilities
 from statebound.llm.model_files import gemma3_270m_path, gguf_path, llama_cpp_missing, smollm2_path
 
 __all__ = [
+    "EVERY_MODEL_OPTIONS",
     "GEMMA_CONTEXT",
     "GGUF_CONTEXT",
     "SMOLLM2_CONTEXT",
@@ -59,15 +60,19 @@ def takes(options: frozenset[str]) -> Callable[[Opener], Opener]:
     return mark
 
 
+EVERY_MODEL_OPTIONS = frozenset({"cache", "price"})  # open_model takes them whatever the backend
+
+
 def check_options(name: str, options: dict[str, Any], allowed: frozenset[str]) -> None:
-    """Refuse options the backend does not take, naming the ones it does."""
-    unknown = sorted(set(options) - allowed)
+    """Refuse options the backend does not take, naming the ones it does (with those every model
+    takes, :data:`EVERY_MODEL_OPTIONS`)."""
+    known = sorted(allowed | EVERY_MODEL_OPTIONS)
+    unknown = sorted(set(options) - set(known))
     if unknown:
-        close = difflib.get_close_matches(unknown[0], sorted(allowed), n=1)
+        close = difflib.get_close_matches(unknown[0], known, n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise DefinitionError(
-            f"open_model({name!r}) got unknown option(s) {', '.join(unknown)}{hint}; "
-            f"it takes {', '.join(sorted(allowed)) or 'none'}"
+            f"open_model({name!r}) got unknown option(s) {', '.join(unknown)}{hint}; it takes {', '.join(known)}"
         )
 
 

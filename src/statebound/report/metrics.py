@@ -92,6 +92,7 @@ class Summary:
     crashed: int
     extra: dict[str, float | None] = field(default_factory=dict)  # MetaColumn.key -> value
     exits: dict[str, int] = field(default_factory=dict)  # ExitReason value -> episodes that ended so
+    model_used: bool = True  # False: no episode called the model (a model-free agent, whatever model the run named)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -133,6 +134,7 @@ def _summary(
         crashed=sum(r.error is not None for r in results),
         extra={column.key: column_value(column, results) for column in columns},
         exits=dict(Counter(r.exit_reason.value for r in results)),
+        model_used=any(r.llm_calls or r.prompt_tokens or r.completion_tokens for r in results),
     )
 
 

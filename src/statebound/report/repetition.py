@@ -8,7 +8,8 @@ entries, compared without surrounding whitespace) this module measures:
 - ``longest``: the mean over episodes of the longest such run (1 when no reply repeats);
 - ``repeated``: the share of replies that equal the reply just before them in the episode.
 
-Episodes without replies (oracles, crashes before the first call) are left out.
+Episodes without model replies (a model-free control's random picks are not replies; crashes
+before the first call) are left out.
 """
 
 from __future__ import annotations
@@ -26,8 +27,14 @@ STUCK_RUN = 3  # identical replies in a row that count an episode as stuck
 
 
 def replies(trajectory: Iterable[Mapping[str, Any]]) -> list[str]:
-    """The model's replies in order, without surrounding whitespace."""
-    return [str(item.get("content", "")).strip() for item in trajectory if item.get("role") == "assistant"]
+    """The model's replies in order, without surrounding whitespace (a pick the model did not make,
+    at random or among a single candidate, is not one)."""
+    return [str(item.get("content", "")).strip() for item in trajectory
+            if item.get("role") == "assistant" and not _picked_without_model(item.get("choice"))]
+
+
+def _picked_without_model(choice: Any) -> bool:
+    return isinstance(choice, Mapping) and (choice.get("method") == "random" or len(choice.get("candidates") or ()) < 2)
 
 
 def _runs(texts: Sequence[str]) -> list[int]:

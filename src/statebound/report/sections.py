@@ -44,6 +44,15 @@ def _standard(column: StandardColumn, rows: Sequence[Summary]) -> Column:
                   essential=column.essential)
 
 
+NOT_CALLED = " (not called)"  # after the model of a group that made no model call (a model-free control)
+
+
+def _key_cell(row: Summary, key: str) -> str:
+    """A row's ``key`` value; a model that none of the group's episodes called says so."""
+    value = str(row.group[key])
+    return value + NOT_CALLED if key == "model" and not row.model_used else value
+
+
 def _results(title: str, rows: Sequence[Summary], keys: Sequence[str], columns: Sequence[MetaColumn]) -> Section:
     header = (
         *_keys(keys), Column("n", KEY_NOTES["n"], essential=True),
@@ -53,7 +62,7 @@ def _results(title: str, rows: Sequence[Summary], keys: Sequence[str], columns: 
     )
     body = tuple(
         (
-            *(str(row.group[k]) for k in keys),
+            *(_key_cell(row, k) for k in keys),
             str(row.episodes),
             *(c.render(getattr(row, c.field)) for c in COLUMNS),
             *(c.render(row.extra.get(c.key)) for c in columns),
@@ -73,7 +82,7 @@ def _exits(rows: Sequence[Summary], keys: Sequence[str]) -> Section | None:
     reasons = [reason for reason in ExitReason if reason.value in seen and reason is not ExitReason.BUDGET]
     header = (*_keys(keys), *(Column(f"{r.value.replace('_', ' ')} %", EXIT_NOTES[r], essential=True) for r in reasons))
     body = tuple(
-        (*(str(row.group[k]) for k in keys),
+        (*(_key_cell(row, k) for k in keys),
          *(f"{100 * row.exits.get(r.value, 0) / row.episodes:.1f}" if row.episodes else "" for r in reasons))
         for row in rows
     )
@@ -152,7 +161,8 @@ def _repetition(report: Report) -> Section:
 def _repetition_columns(keys: Sequence[str]) -> tuple[Column, ...]:
     return (
         *_keys(keys),
-        Column("episodes", "episodes with at least one model reply", essential=True),
+        Column("episodes", "episodes with at least one model reply (an oracle's actions, a pick made at random "
+                           "or among a single candidate are not model replies)", essential=True),
         Column(f"stuck % ({STUCK_RUN}+ in a row)", f"episodes where the model wrote the same reply {STUCK_RUN} "
                "or more times in a row, %", essential=True),
         Column("longest run", "mean over episodes of the longest run of identical replies", essential=True),

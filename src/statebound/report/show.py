@@ -9,7 +9,7 @@ import shutil
 from collections.abc import Mapping
 from typing import Any
 
-from statebound.contract.result import EpisodeResult
+from statebound.contract.result import CALLS_KEY, VARS_KEY, EpisodeResult
 from statebound.flow.events import refused_by_limit
 from statebound.report.episode_detail import Reference, best_first, obtained, steps
 from statebound.report.metrics import group_label
@@ -52,6 +52,9 @@ def choice_lines(choice: Mapping[str, Any], *, shown: int = _SHOWN_CANDIDATES) -
     return lines
 
 
+_NOT_FIGURES = ("answer", "gold", VARS_KEY, CALLS_KEY)  # shown on their own, or not a figure
+
+
 def outcome_lines(result: EpisodeResult, reference: Reference | str | None) -> list[tuple[str, str]]:
     """(label, text) pairs: the gold, the expected and the obtained result, the reward and the
     grade's own figures (``reference`` a line saying why there is none when it could not be made)."""
@@ -64,7 +67,7 @@ def outcome_lines(result: EpisodeResult, reference: Reference | str | None) -> l
         lines.append(("gold", f"(could not be read: {reference})"))
     lines.append(("obtained", "(nothing)" if (got := obtained(result)) is None else got))
     lines.append(("reward", f"{result.reward:g} ({'success' if result.success else 'failure'})"))
-    figures = {key: value for key, value in result.meta.items() if key not in ("answer", "gold")}
+    figures = {key: value for key, value in result.meta.items() if key not in _NOT_FIGURES}
     if figures:
         lines.append(("graded", ", ".join(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
                                            for key, value in figures.items())))

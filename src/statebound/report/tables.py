@@ -263,7 +263,7 @@ def _write_summaries_csv(report: Report, path: Path) -> None:
     tables = [("main", report.main), *((f"by_{k}", rows) for k, rows in report.breakdowns.items())]
     exits = [r.value for r in ExitReason if any(r.value in row.exits for _, rows in tables for row in rows)]
     fields = ["table", *report.group_keys, *extra, "episodes", "successes", "sr", "sr_low", "sr_high",
-              "reward", "turns", "error", "cost", "prompt_tokens", "completion_tokens",
+              "reward", "turns", "error", "cost", "prompt_tokens", "completion_tokens", "model_used",
               *(c.key for c in report.columns), "crashed", *(f"ended_{reason}" for reason in exits)]
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
@@ -293,15 +293,27 @@ def write_report(report: Report, out_dir: str | Path) -> list[Path]:
     return [markdown, summaries, comparisons, document]
 
 
-def print_report(report: Report, *, console: Any = None, wide: bool = False) -> None:
+def print_report(report: Report, *, console: Any = None, wide: bool = False, explain: bool = False,
+                 written_to: str | Path | None = None) -> None:
     """Show the report's tables fitted to the terminal (:mod:`statebound.report.terminal`; ``wide``:
-    each table whole), or as Markdown when not writing to a terminal."""
+    each table whole), or as Markdown when not writing to a terminal; then what each column means
+    when ``explain``, else one line saying where it is written (``written_to``: the report's folder)."""
     from rich.console import Console
 
-    from statebound.report.terminal import print_sections
+    from statebound.report.terminal import print_glossary, print_sections
 
     console = console or Console()
+    shown = sections(report)
     if not console.is_terminal:
-        console.out(to_markdown(report), highlight=False)
-        return
-    print_sections(sections(report), console=console, wide=wide)
+        console.out(grid.to_markdown(shown, with_glossary=explain), highlight=False)
+    else:
+        print_sections(shown, console=console, wide=wide)
+        if explain:
+            print_glossary(shown, console=console)
+    if not explain and written_to is not None and grid.glossary(shown):
+        where = Path(written_to)
+        line = f"What each column means: {where / 'report.md'} and {where / 'report.html'} (--explain prints it here)"
+        if console.is_terminal:
+            console.print(line, highlight=False, markup=False)  # wrapped to the terminal
+        else:
+            console.out(line, highlight=False)

@@ -12,14 +12,14 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from statebound.report.grid import Section, lift_constant_keys
+from statebound.report.grid import Section, glossary, lift_constant_keys
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-__all__ = ["fit", "natural_width", "print_sections", "rich_table"]
+__all__ = ["fit", "natural_width", "print_glossary", "print_sections", "rich_table"]
 
 def _cell_width(section: Section, index: int) -> int:
     from rich.cells import cell_len
@@ -106,3 +106,16 @@ def print_sections(sections: Iterable[Section], *, console: Console | None = Non
                 console.print(_title(part.title, ()))
             console.print(rich_table(part))
         console.print()
+
+
+def print_glossary(sections: Iterable[Section], *, console: Console | None = None) -> None:
+    """What each column of ``sections`` means, one column a paragraph (``--explain``)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    console = console or Console()
+    notes = glossary(sections)
+    if notes:
+        console.print(Text("Columns", style="bold"))
+    for header, note in notes:
+        console.print(Text.assemble((header, "bold"), f": {note}"))

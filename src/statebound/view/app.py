@@ -5,6 +5,7 @@ write is a fork of a thread (a form's POST, refused from other sites' pages)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
@@ -37,6 +38,7 @@ def _environment() -> Environment:
     env = Environment(loader=PackageLoader("statebound.view", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.globals.update(link=link, seg=lambda text: quote(str(text), safe=""))
+    env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False, default=str)
     return env
 
 
@@ -74,9 +76,22 @@ class _Pages:
         sort = sort if sort in run_data.SORTS else "run"
         facts = run_data.read_run(path)
         grid = run_data.grid(facts.results, agent=agent, want=want if want in run_data.OUTCOMES else None, sort=sort)
+        previews = run_data.task_previews(path, run_data.read_config(path))
         return self.render("run.html", name=name, path=path, facts=facts, grid=grid, agent=agent, want=want,
-                           sort=sort, sorts=run_data.SORTS, outcomes=run_data.OUTCOMES,
+                           sort=sort, sorts=run_data.SORTS, outcomes=run_data.OUTCOMES, previews=previews,
                            sections=run_data.result_sections(path), outcome=run_data.outcome)
+
+    def search(self, request: Request) -> HTMLResponse:
+        """The episodes whose text holds ``q``, in the run ``run`` or in every run."""
+        text = request.query_params.get("q", "").strip()
+        run = request.query_params.get("run") or None
+        if run is not None and run not in self.sources.runs:
+            return self.missing(f"no run {run!r} here")
+        runs = self.sources.runs if run is None else {run: self.sources.runs[run]}
+        problem = run_data.search_problem(text)
+        hits = [] if problem else run_data.search(runs, text)
+        return self.render("search.html", status=400 if problem else 200, text=text, run=run, hits=hits,
+                           problem=problem, limit=run_data.SEARCH_LIMIT)
 
     def _episode(self, path: Path, task: str, agent: str, model: str | None, seed: str | None) -> Any:
         number = int(seed) if seed is not None and seed.lstrip("-").isdigit() else None
@@ -164,6 +179,7 @@ def build_app(sources: Sources) -> Starlette:
         Route("/run/{run}", pages.run),
         Route("/run/{run}/episode", pages.episode),
         Route("/compare", pages.compare),
+        Route("/search", pages.search),
         Route("/store/{store}", pages.store),
         Route("/store/{store}/fork/{thread:path}", pages.fork, methods=["POST"]),
         Route("/store/{store}/thread/{thread:path}", pages.thread),

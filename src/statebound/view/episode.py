@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from statebound.bench.plan import RunConfig
-from statebound.contract.result import EpisodeResult
+from statebound.contract.result import CALLS_KEY, VARS_KEY, EpisodeResult
 from statebound.report.episode_detail import Reference, Step, best_first, reference_for, steps
 from statebound.report.show import outcome_lines
 from statebound.view.flowmap import Visits, diagram_svg, visits
@@ -29,12 +29,20 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class StateVisit:
-    """The steps taken during one visit to a state (``number`` counts visits in the episode)."""
+    """The steps taken during one visit to a state (``number`` counts visits in the episode) and
+    the model calls made there (each a dict: ``kind``, tokens, ``seconds``)."""
 
     number: int
     state: str | None
     visit: int
     steps: list[Step]
+    calls: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def seconds(self) -> float | None:
+        """Seconds its model calls took (``None`` when none was timed)."""
+        timed = [call["seconds"] for call in self.calls if isinstance(call.get("seconds"), int | float)]
+        return sum(timed) if timed else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +54,14 @@ class EpisodePage:
     summary: list[tuple[str, str]]  # gold, expected, obtained, reward, graded figures
     way: Visits
     diagram: str | None  # SVG
+    vars: dict[str, Any] | None  # the flow variables where the episode ended
+    calls: list[dict[str, Any]]  # every model call, in order, with its state, tokens and seconds
+
+    @property
+    def model_seconds(self) -> float | None:
+        """Seconds all timed model calls took."""
+        timed = [call["seconds"] for call in self.calls if isinstance(call.get("seconds"), int | float)]
+        return sum(timed) if timed else None
 
     def candidates(self, choice: Mapping[str, Any]) -> list[Candidate]:
         return candidates(choice)
@@ -60,13 +76,26 @@ def candidates(choice: Mapping[str, Any]) -> list[Candidate]:
                       i == picked) for i in best_first(choice)]
 
 
-def _visits(taken: list[Step]) -> list[StateVisit]:
+def _visits(taken: list[Step], calls: list[dict[str, Any]]) -> list[StateVisit]:
+    """The steps grouped by visit, each visit with the model calls made in it: a call goes to the
+    visit of its state at or after the one the call before went to (calls come in order)."""
     groups: list[StateVisit] = []
     for step in taken:
         if not groups or groups[-1].state != step.state or groups[-1].visit != step.visit:
             groups.append(StateVisit(len(groups) + 1, step.state, step.visit, []))
         groups[-1].steps.append(step)
+    at = 0
+    for call in calls:
+        found = next((i for i in range(at, len(groups)) if groups[i].state == call.get("state")), None)
+        if found is not None:
+            groups[found].calls.append(call)
+            at = found
     return groups
+
+
+def _meta_calls(result: EpisodeResult) -> list[dict[str, Any]]:
+    calls = result.meta.get(CALLS_KEY)
+    return [call for call in calls if isinstance(call, dict)] if isinstance(calls, list) else []
 
 
 @lru_cache(maxsize=256)
@@ -85,6 +114,9 @@ def episode_page(result: EpisodeResult, config: RunConfig | None, *, diagram: bo
         if diagram:
             svg = diagram_svg(config.benchmark, config.benchmark_options, result.agent, result.task,
                               config.limits.max_turns, way.states)
-    return EpisodePage(result, outcome(result), task_text(result), _visits(steps(result)),
-                       outcome_lines(result, reference), way, svg)
+    calls = _meta_calls(result)
+    stored_vars = result.meta.get(VARS_KEY)
+    return EpisodePage(result, outcome(result), task_text(result), _visits(steps(result), calls),
+                       outcome_lines(result, reference), way, svg,
+                       stored_vars if isinstance(stored_vars, dict) else None, calls)
 

@@ -13,11 +13,12 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from statebound.contract.result import EpisodeResult
 
-__all__ = ["Visits", "diagram_svg", "visits"]
+__all__ = ["Visits", "diagram_svg", "local_ref", "signature_svg", "visits"]
 
 _EDGE_LABEL = re.compile(r' \[label="(?:[^"\\]|\\.)*"\];$')
 
@@ -56,13 +57,51 @@ def diagram_svg(benchmark: str, options: Mapping[str, Any], agent: str, task: st
                 counts: Mapping[str, int]) -> str | None:
     """The agent's flow as SVG with the visited states filled and labelled ``xN``; ``None`` when
     the agent is not a flow built from the configuration, or ``dot`` is missing or fails."""
-    dot = _flow_dot(benchmark, json.dumps(dict(options), sort_keys=True, default=str), agent, task, max_turns)
-    if dot is None or shutil.which("dot") is None:
+    local_benchmark, local_agent = local_ref(benchmark), local_ref(agent)
+    if local_benchmark is None or local_agent is None:
         return None
-    marks = [f'    "{_dot_name(state)}" [style="rounded,filled", fillcolor="#ffe08a", xlabel="x{count}"];'
-             for state, count in counts.items()]
+    dot = _flow_dot(local_benchmark, json.dumps(dict(options), sort_keys=True, default=str), local_agent, task,
+                    max_turns)
+    if dot is None:
+        return None
     edges = [_EDGE_LABEL.sub(";", line) for line in dot.rstrip().removesuffix("}").splitlines()]  # the table has them
-    source = "\n".join([*edges, *marks, "}"]) + "\n"
+    return _svg([*edges, *_marks(counts)])
+
+
+def signature_svg(signature: str, way: Visits, current: str | None) -> str | None:
+    """A stored thread's flow as SVG: its states as the store remembers them (each with its output
+    functions; final ones drawn as double circles), the transitions the thread took (with how
+    often), the visited states filled and labelled ``xN``, the state it stands in outlined;
+    ``None`` when the signature cannot be read or ``dot`` is missing or fails."""
+    try:
+        stored = json.loads(signature)
+        states = {str(name): shape for name, shape in stored["states"].items()}
+        initial = str(stored["initial"])
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+    lines = ["digraph flow {", "    rankdir=LR;", "    node [shape=box, style=rounded];",
+             '    "__start__" [shape=point];', f'    "__start__" -> "{_dot_name(initial)}";']
+    for name, shape in states.items():
+        outputs = " -> ".join(str(label) for label in (shape.get("outputs") or ()))
+        label = _dot_name(name) + (f"\\n{_dot_name(outputs)}" if outputs else "")
+        lines.append(f'    "{_dot_name(name)}" [label="{label}"{", shape=doublecircle" if shape.get("final") else ""}];')
+    for source, target, _, count in way.transitions:
+        lines.append(f'    "{_dot_name(source)}" -> "{_dot_name(target)}" [label="x{count}"];')
+    if current is not None:
+        lines.append(f'    "{_dot_name(current)}" [penwidth=3];')
+    return _svg([*lines, *_marks(way.states)])
+
+
+def _marks(counts: Mapping[str, int]) -> list[str]:
+    return [f'    "{_dot_name(state)}" [style="rounded,filled", fillcolor="#ffe08a", xlabel="x{count}"];'
+            for state, count in counts.items()]
+
+
+def _svg(lines: list[str]) -> str | None:
+    """The DOT ``lines`` (a graph without its closing brace) drawn as SVG by Graphviz's ``dot``."""
+    if shutil.which("dot") is None:
+        return None
+    source = "\n".join([*lines, "}"]) + "\n"
     try:
         drawn = subprocess.run(["dot", "-Tsvg"], input=source, capture_output=True, text=True, timeout=20, check=True)
     except (OSError, subprocess.SubprocessError):
@@ -71,15 +110,32 @@ def diagram_svg(benchmark: str, options: Mapping[str, Any], agent: str, task: st
     return svg[svg.find("<svg"):] if "<svg" in svg else None
 
 
+def local_ref(ref: str, root: Path | None = None) -> str | None:
+    """``ref`` as the viewer may load it: a registered name as it is; ``path.py:name`` with its
+    path made absolute when the file lies under ``root`` (the working directory: where ``statebound
+    eval`` ran, so a run's relative paths resolve); ``None`` for a file elsewhere, whose code a
+    store naming it should not get to run."""
+    from statebound.user_files import is_file_ref
+
+    if not is_file_ref(ref):
+        return ref
+    path, _, name = ref.rpartition(":")
+    base = (root or Path.cwd()).resolve()
+    found = (base / path).resolve()
+    return f"{found}:{name}" if found.is_file() and found.is_relative_to(base) else None
+
+
 @lru_cache(maxsize=32)
 def _flow_dot(benchmark: str, options: str, agent: str, task: str, max_turns: int | None) -> str | None:
-    """The agent's flow as DOT, built as the harness builds it for ``task`` (cached per agent)."""
+    """The agent's flow as DOT, built as the harness builds it for ``task`` (cached per agent;
+    ``benchmark`` and ``agent`` registered names, or files as :func:`local_ref` gives them)."""
     from statebound.bench.registry import benchmark_names, load_benchmark
     from statebound.contract.benchmark import Setup
     from statebound.flow.draw import to_dot
     from statebound.flow.machine import Machine
+    from statebound.user_files import is_file_ref
 
-    if benchmark not in benchmark_names():
+    if not is_file_ref(benchmark) and benchmark not in benchmark_names():
         return None
     try:
         loaded = load_benchmark(benchmark, json.loads(options))

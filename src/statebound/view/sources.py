@@ -61,10 +61,32 @@ def _label(path: Path, root: Path) -> str:
     return relative if relative != "." else path.resolve().name
 
 
+_STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def _stores_below(root: Path, runs: Sequence[Path]) -> list[Path]:
+    """The live-flow stores in ``root`` or below it (SQLite files named ``*.sqlite``, ``*.sqlite3``
+    or ``*.db``), leaving out run stores, files inside runs and hidden folders (``.venv``, ``.git``)."""
+    inside = set(runs)
+    found = {path for suffix in _STORE_SUFFIXES for path in root.rglob(f"*{suffix}")
+             if path.name != STORE_NAME and path.parent not in inside
+             and not any(part.startswith(".") for part in path.relative_to(root).parts[:-1])}
+    return [path for path in sorted(found) if path.is_file() and _is_sqlite(path) and _is_checkpoint_store(path)]
+
+
 def find_sources(paths: Sequence[str | Path]) -> Sources:
-    """The runs and stores at ``paths``: a run directory, a ``run.sqlite`` file, a directory
-    holding run directories below it, or a live-flow store (a SQLite file). A
-    :class:`DefinitionError` names the first path that is none of these."""
+    """The runs and stores at ``paths``: a run directory, a ``run.sqlite`` file, a live-flow store
+    (a SQLite file), or a directory holding runs or stores below it. A :class:`DefinitionError`
+    names the first path that is none of these."""
     sources = Sources()
     for given in map(Path, paths):
         if given.is_dir() and has_store(given) and _is_run(given):
@@ -73,9 +95,15 @@ def find_sources(paths: Sequence[str | Path]) -> Sources:
             sources.add(sources.runs, given.parent, given.parent.resolve().name)
         elif given.is_file() and _is_checkpoint_store(given):
             sources.add(sources.stores, given, given.stem)
-        elif given.is_dir() and (below := [run for run in run_dirs_below(given) if _is_run(run)]):
-            for run in below:
+        elif given.is_dir():
+            runs = [run for run in run_dirs_below(given) if _is_run(run)]
+            stores = _stores_below(given, runs)
+            if not runs and not stores:
+                raise DefinitionError(_refusal(given))
+            for run in runs:
                 sources.add(sources.runs, run, _label(run, given))
+            for store in stores:
+                sources.add(sources.stores, store, _label(store.with_suffix(""), given))
         else:
             raise DefinitionError(_refusal(given))
     return sources
@@ -85,5 +113,6 @@ def _refusal(path: Path) -> str:
     if not path.exists():
         return f"{path} does not exist; give run directories (made by statebound eval) or live-flow stores"
     if path.is_dir():
-        return f"{path} is not a run directory: it holds no {STORE_NAME}, here or below"
+        return (f"{path} holds no run ({STORE_NAME}) and no live-flow store (a *.sqlite or *.db file made by "
+                "statebound run FLOW --store PATH), here or below")
     return f"{path} is neither a run store nor a live-flow store (statebound run FLOW --store PATH makes one)"

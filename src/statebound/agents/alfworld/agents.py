@@ -171,7 +171,7 @@ AGENTS: dict[str, AgentSpec[Any]] = {
                                        "AutoGen's assistant and executor" + (" and grounding agent" if n == 3 else "")
                                        + " in a group chat") for n in (2, 3)},
     "stateflow-phases": AgentSpec(build=_stateflow(scoped=False), summary="extension: our machine per task type "
-                                  "(Find, Take, Clean/Heat/Cool, Put, UseLamp), this project's stateflow before #21"),
+                                  "(Find, Take, Clean/Heat/Cool, Put, UseLamp), this project's stateflow before 2026-11-25"),
     "stateflow-scoped": AgentSpec(build=_stateflow(scoped=True), chooses=True, env={"admissible": True},
                                   summary="extension: each state chooses among the admissible commands that serve it"),
     "stateflow-scoped-random": AgentSpec(

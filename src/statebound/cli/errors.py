@@ -29,8 +29,11 @@ EXIT_MISTAKE = 2
 
 
 def fail(message: str) -> NoReturn:
-    """End the command with ``error: message`` on stderr and exit status 2."""
-    typer.secho(f"error: {' '.join(message.split())}", fg=typer.colors.RED, err=True)
+    """End the command with ``error: message`` on stderr and exit status 2 (the message on one
+    line, its control characters escaped: it may quote a store, a model or a server)."""
+    from statebound.report.inert import inert
+
+    typer.secho(f"error: {inert(' '.join(message.split()), one_line=True)}", fg=typer.colors.RED, err=True)
     raise typer.Exit(EXIT_MISTAKE)
 
 

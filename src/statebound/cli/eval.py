@@ -90,6 +90,7 @@ def eval_command(
     from statebound.llm.model_options import secret_values
     from statebound.llm.secrets import redact
     from statebound.report.finish import finish_run
+    from statebound.report.inert import inert
     from statebound.report.tables import print_report
 
     if list_agents:
@@ -137,7 +138,7 @@ def eval_command(
                     if not chosen:  # the stored tasks in the stored order
                         config = replace(config, task_ids=stored.task_ids)
                     to_run = check_run_dir(out_dir, config, resume=resume)
-                    typer.echo(describe(to_run, out_dir, added=additions(stored, to_run)))
+                    typer.echo(inert(describe(to_run, out_dir, added=additions(stored, to_run))))
                 execution = Execution(
                     concurrency=concurrency, executor=executor, ray_address=ray_address,
                     resume=resume, retry_errors=retry_errors, progress=not no_progress,
@@ -177,13 +178,13 @@ def _agents_hint(benchmark: str) -> str:
 def _list_agents(benchmark: str) -> None:
     """Print a benchmark's agents and options (``statebound eval BENCH --list-agents``)."""
     from statebound.bench.registry import benchmark_class, load_agents
+    from statebound.cli.errors import fail
     from statebound.errors import StateboundError
 
     try:
         cls, agents = benchmark_class(benchmark), load_agents(benchmark)
     except StateboundError as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from None
+        fail(str(exc))
     typer.echo(f"{benchmark}: {cls.summary}\n\nagents:")
     width = max(map(len, agents), default=0)
     for name, spec in agents.items():
@@ -213,15 +214,16 @@ def _notes(outcome: RunOutcome, config: RunConfig) -> None:
     """The lines after the summary: transport settings changed on --resume, models without a
     price, and the crashed episodes grouped by cause."""
     from statebound.llm.pricing import is_priced
+    from statebound.report.inert import inert
 
     if outcome.transport_changes:
-        typer.echo(f"resumed with other transport settings: {'; '.join(outcome.transport_changes)}")
+        typer.echo(inert(f"resumed with other transport settings: {'; '.join(outcome.transport_changes)}"))
     unpriced = [model.name for model in config.models if not is_priced(model.name)]
     if unpriced:
-        typer.echo(f"price unknown for {', '.join(unpriced)}: reports show its cost as unknown "
-                   "(statebound.llm.pricing.register_price adds one)")
-    if (summary := outcome.crash_summary()) is not None:
-        typer.secho(summary, fg=typer.colors.YELLOW)
+        typer.echo(inert(f"price unknown for {', '.join(unpriced)}: reports show its cost as unknown "
+                         "(statebound.llm.pricing.register_price adds one)"))
+    if (summary := outcome.crash_summary()) is not None:  # the errors may quote a model or a sandbox
+        typer.secho(inert(summary, one_line=True), fg=typer.colors.YELLOW)
 
 
 def _stopped(error: Exception, config: RunConfig | None, out_dir: Path) -> str:

@@ -46,7 +46,7 @@ def report_command(
     Example: statebound report runs/sql
 
     Example (two runs on the tasks both ran): statebound report runs/sql runs/sql-free --shared-tasks --out runs/compare"""
-    from statebound.cli.errors import output_dir
+    from statebound.cli.errors import fail, output_dir
     from statebound.errors import StateboundError
     from statebound.report.finish import finish_run
     from statebound.report.tables import print_report
@@ -62,8 +62,7 @@ def report_command(
                 view_url=view_url,
             )
     except StateboundError as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from None
+        fail(str(exc))
     print_report(report, wide=wide)
     if not informative and _informative_blank(report):
         typer.secho("SR % (informative) is blank for runs stored before it; --informative works it out.",

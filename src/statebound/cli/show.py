@@ -25,8 +25,10 @@ def show_command(
 
     Example: statebound show runs/sql --task 7 --agent stateflow"""
     from statebound.bench.store import RunStore
+    from statebound.cli.errors import fail
     from statebound.errors import StateboundError
     from statebound.report.episode_detail import reference_for
+    from statebound.report.inert import inert
     from statebound.report.show import render_episode
 
     try:
@@ -35,13 +37,12 @@ def show_command(
             config = store.config()
             stored = store.finished() if not episodes else set()
     except StateboundError as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from None
+        fail(str(exc))
     if not episodes:
         asked = "".join(f" {flag} {value}" for flag, value in (("--agent", agent), ("--model", model), ("--seed", seed))
                         if value is not None)
-        typer.secho(f"error: no stored episode of task {task!r}{asked} in {run_dir}; {_what_is_stored(stored, task)}",
-                    fg=typer.colors.RED, err=True)
+        message = f"no stored episode of task {task!r}{asked} in {run_dir}; {_what_is_stored(stored, task)}"
+        typer.secho(f"error: {inert(message, one_line=True)}", fg=typer.colors.RED, err=True)
         raise typer.Exit(1)
     reference = reference_for(config.benchmark, config.benchmark_options, task) if config is not None else None
     for episode in episodes:

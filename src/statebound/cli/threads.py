@@ -13,9 +13,11 @@ import typer
 
 from statebound.cli.app import app
 from statebound.cli.errors import one_line_errors
+from statebound.report.inert import CELL_LIMIT, inert, inert_text
 
 if TYPE_CHECKING:
     from rich.table import Table
+    from rich.text import Text
 
     from statebound.flow.history import Entry
     from statebound.flow.live import Checkpointer
@@ -24,8 +26,13 @@ __all__ = ["threads_command"]
 
 
 def _clip(text: str, width: int = 60) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(text[: width * 4].split())  # the rest would be cut anyway
     return flat if len(flat) <= width else flat[: width - 3] + "..."
+
+
+def _cells(*values: str) -> list[Text]:
+    """Text from the store as table cells: never read as markup, control characters escaped."""
+    return [inert_text(value, limit=CELL_LIMIT, one_line=True) for value in values]
 
 
 def _when(stamp: float) -> str:
@@ -40,26 +47,27 @@ def _added(entries: tuple[Entry, ...], first: int) -> str:
 def _thread_table(store: Checkpointer) -> Table:
     from rich.table import Table
 
-    table = Table(title=f"Threads in {store.where}")
+    table = Table(title=inert_text(f"Threads in {store.where}", limit=CELL_LIMIT, one_line=True))
     for column in ("thread", "flow", "state", "turn", "status", "checkpoints", "forked from", "updated", "task"):
         table.add_column(column, justify="right" if column in ("turn", "checkpoints") else "left")
     for info in store.threads():
-        table.add_row(info.thread, info.flow, info.state, str(info.turn), info.status, str(info.checkpoints),
-                      info.parent or "", _when(info.updated), _clip(info.task))
+        table.add_row(*_cells(info.thread, info.flow, info.state, str(info.turn), info.status, str(info.checkpoints),
+                              info.parent or "", _when(info.updated), _clip(info.task)))
     return table
 
 
 def _checkpoint_table(store: Checkpointer, thread: str) -> Table:
     from rich.table import Table
 
-    table = Table(title=f"Checkpoints of {thread} (a new thread from one: statebound threads {store.where} "
-                        f"{thread} --fork SEQ [--edit INDEX TEXT])")
+    table = Table(title=inert_text(f"Checkpoints of {thread} (a new thread from one: statebound threads {store.where} "
+                                   f"{thread} --fork SEQ [--edit INDEX TEXT])", limit=CELL_LIMIT, one_line=True))
     for column in ("seq", "kind", "state", "turn", "status", "stored by", "added (#history index)"):
         table.add_column(column, justify="right" if column in ("seq", "turn") else "left")
     entries = 0
     for point in store.checkpoints(thread):
-        table.add_row(str(point.seq), point.kind, point.state, str(point.turn), point.status,
-                      "" if point.thread == thread else point.thread, _added(point.added, entries))
+        table.add_row(*_cells(str(point.seq), point.kind, point.state, str(point.turn), point.status,
+                              "" if point.thread == thread else point.thread),
+                      inert_text(_added(point.added, entries), one_line=True))  # short words: no cut
         entries += len(point.added)
     return table
 
@@ -119,7 +127,7 @@ def threads_command(
         if fork is not None:
             if thread is None:
                 raise CheckpointError(f"--fork needs the THREAD to fork: statebound threads {store_path} THREAD --fork {fork}")
-            typer.echo(_fork(store_path, thread, fork, edit, name, sets))
+            typer.echo(inert(_fork(store_path, thread, fork, edit, name, sets)))
             return
         with open_checkpointer(store_path, read_only=True) as store:
             if thread is not None and store.record(thread) is None:

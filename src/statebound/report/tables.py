@@ -298,10 +298,11 @@ def print_report(report: Report, *, console: Any = None, wide: bool = False) -> 
     each table whole), or as Markdown when not writing to a terminal."""
     from rich.console import Console
 
+    from statebound.report.inert import inert
     from statebound.report.terminal import print_sections
 
     console = console or Console()
     if not console.is_terminal:
-        console.out(to_markdown(report), highlight=False)
+        console.out(inert(to_markdown(report), fold=None), highlight=False)
         return
     print_sections(sections(report), console=console, wide=wide)

@@ -14,6 +14,7 @@ import typer
 from statebound.cli.app import app
 from statebound.cli.errors import one_line_errors
 from statebound.report.inert import CELL_LIMIT, inert, inert_text
+from statebound.web.forms import MAX_INT
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -97,7 +98,7 @@ def _fork(store_path: str, thread: str, at: int, edit: tuple[int, str] | None, n
 def threads_command(
     store_path: str = typer.Argument(..., metavar="STORE", help="A SQLite file or a postgresql:// URL."),
     thread: str | None = typer.Argument(None, help="Show this thread's checkpoints."),
-    fork: int | None = typer.Option(None, "--fork", metavar="SEQ", min=0, help="Start a new thread from THREAD's checkpoint SEQ; prints the command that runs it on."),
+    fork: int | None = typer.Option(None, "--fork", metavar="SEQ", min=0, max=MAX_INT, help="Start a new thread from THREAD's checkpoint SEQ; prints the command that runs it on."),
     edit: tuple[int, str] | None = typer.Option(None, "--edit", metavar="INDEX TEXT", help="With --fork: give history entry INDEX (the #index the checkpoints show) the text TEXT, e.g. an edited model reply."),
     name: str | None = typer.Option(None, "--name", help="With --fork: the new thread's name (default THREAD-at-SEQ)."),
     sets: list[str] = typer.Option([], "--set", metavar="FIELD=JSON", help="With --fork: set a flow variable in the new thread (JSON, or a bare text for a string); checked against the variables' type; repeatable."),
@@ -124,6 +125,8 @@ def threads_command(
         if fork is None and (edit is not None or name is not None or sets):
             flag = "--edit" if edit is not None else "--name" if name is not None else "--set"
             raise CheckpointError(f"{flag} goes with --fork SEQ (statebound threads {store_path} THREAD --fork SEQ)")
+        if edit is not None and not 0 <= edit[0] <= MAX_INT:
+            raise CheckpointError(f"--edit INDEX must be a history index from 0 to {MAX_INT}, not {edit[0]}")
         if fork is not None:
             if thread is None:
                 raise CheckpointError(f"--fork needs the THREAD to fork: statebound threads {store_path} THREAD --fork {fork}")

@@ -28,6 +28,7 @@ from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError
 from statebound.llm.base import LLM
 from statebound.llm.registry import check_model
+from statebound.user_files import call
 
 __all__ = ["Execution", "execute_run", "prepare_run", "run_task"]
 
@@ -64,18 +65,18 @@ def prepare_run(
     for agent in agents:
         spec = benchmark.agent(agent)
         if spec.check is not None:
-            spec.check(benchmark.benchmark.options)
+            call(agent, "checking the benchmark's options", spec.check, benchmark.benchmark.options)
     limits = limits or EpisodeLimits()
     if limits.max_turns is None:
         limits = replace(limits, max_turns=benchmark.benchmark.default_max_turns)
-    every = benchmark.benchmark.tasks()
+    every = benchmark.tasks()
     selection = selection or TaskSelection()
     if not selection.ids:
         selection = replace(selection, ids=_agents_tasks(benchmark, agents, every))
     tasks = select_tasks(every, selection)
     config = RunConfig(
         benchmark=benchmark_name,
-        benchmark_options=options,
+        benchmark_options=benchmark.benchmark.options.model_dump(mode="json"),  # resolved: a user file's too
         agents=tuple(agents),
         models=tuple(m if isinstance(m, ModelSpec) else ModelSpec(m) for m in models),
         seeds=tuple(int(s) for s in seeds) or (0,),
@@ -88,8 +89,8 @@ def prepare_run(
 def _agents_tasks(benchmark: LoadedBenchmark, agents: Sequence[str], every: Sequence[Task]) -> tuple[str, ...]:
     """The ids of the tasks that every agent limited to some (a replay: its file's) can run, in the
     benchmark's order; ``()`` when no agent is limited."""
-    limited = [(agent, set(spec.tasks(benchmark.benchmark.options))) for agent in agents
-               if (spec := benchmark.agent(agent)).tasks is not None]
+    limited = [(agent, set(call(agent, "listing the tasks it can run", spec.tasks, benchmark.benchmark.options)))
+               for agent in agents if (spec := benchmark.agent(agent)).tasks is not None]
     if not limited:
         return ()
     ids = tuple(task.id for task in every if all(task.id in allowed for _, allowed in limited))
@@ -116,7 +117,7 @@ async def execute_run(
     leaves nothing behind, and a directory is never left in a state that neither a fresh run nor
     ``--resume`` accepts."""
     benchmark = benchmark or load_benchmark(config.benchmark, config.benchmark_options)
-    by_id = {task.id: task for task in benchmark.benchmark.tasks()}
+    by_id = {task.id: task for task in benchmark.tasks()}
     missing = [task_id for task_id in config.task_ids if task_id not in by_id]
     if missing:
         raise DefinitionError(f"{config.benchmark} no longer has tasks {missing[:5]}")
@@ -166,7 +167,7 @@ async def run_task(
     spec = loaded.agent(agent)
     if spec.check is not None:
         spec.check(loaded.benchmark.options)
-    by_id = {t.id: t for t in loaded.benchmark.tasks()}
+    by_id = {t.id: t for t in loaded.tasks()}
     if task not in by_id:
         raise DefinitionError(f"{loaded.name} has no task {task!r}")
     episode = Episode(task=by_id[task], agent=agent, model=llm.model, seed=seed)

@@ -40,6 +40,7 @@ from statebound.bench.packed import (
     unpack_in_place,
 )
 from statebound.bench.plan import EpisodeKey, RunConfig
+from statebound.bench.run_files import Declared, declared_of, run_files
 from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError
 
@@ -187,17 +188,33 @@ class RunStore:
         stored = self.config()
         config = admit(stored, config, has_episodes=self.has_episodes(), resume=resume, run_dir=self.run_dir)
         changes = transport_changes(stored, config) if stored is not None else []
-        if stored is not None and not changes and stored.to_json() == config.to_json():
+        files, declared = run_files(config, self.run_dir), declared_of(config.benchmark)
+        unchanged = stored is not None and not changes and stored.to_json() == config.to_json()
+        if unchanged and not files:
             return config, []
         with self._transaction():
             if changes:
                 history = json.loads(self._value("transport_history") or "[]")
                 history.append({"until": time.time(), "models": [m.to_json() for m in stored.models]})  # type: ignore[union-attr]
                 self._db.execute("INSERT OR REPLACE INTO run VALUES ('transport_history', ?)", (dumps(history),))
-            self._db.execute("INSERT OR REPLACE INTO run VALUES ('config', ?)", (dumps(config.to_json()),))
+            if not unchanged:
+                self._db.execute("INSERT OR REPLACE INTO run VALUES ('config', ?)", (dumps(config.to_json()),))
             if stored is None:
                 self._db.execute("INSERT OR REPLACE INTO run VALUES ('created_at', ?)", (str(time.time()),))
+            if files:  # where the run's files are now, and what readers need of its benchmark
+                self._db.execute("INSERT OR REPLACE INTO run VALUES ('files', ?)", (dumps(files),))
+            if declared is not None:
+                self._db.execute("INSERT OR REPLACE INTO run VALUES ('declared', ?)", (dumps(declared.to_json()),))
         return config, changes
+
+    def files(self) -> dict[str, dict[str, str]]:
+        """Where the run's user files were when it last ran (:func:`~statebound.bench.run_files.run_files`)."""
+        return json.loads(self._value("files") or "{}")
+
+    def declared(self) -> Declared | None:
+        """What the run's benchmark declares for reports, when it is a user's file (else ``None``)."""
+        value = self._value("declared")
+        return None if value is None else Declared.from_json(json.loads(value))
 
     def _value(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM run WHERE key = ?", (key,)).fetchone()

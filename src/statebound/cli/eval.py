@@ -12,10 +12,15 @@ from typer.core import TyperCommand
 
 from statebound.cli.app import app
 from statebound.cli.otel import otel_option, start_tracing
+from statebound.web.forms import MAX_INT
 
 if TYPE_CHECKING:
     from statebound.bench.plan import RunConfig
     from statebound.bench.runner import RunOutcome
+
+
+MAX_CONCURRENCY = 1024  # episodes in flight at once: beyond it, only memory and file handles run out
+MAX_TIMEOUT = 1e7  # seconds (about 4 months): a finite limit a store keeps
 
 
 def _default_out(benchmark: str) -> Path:
@@ -38,17 +43,17 @@ def eval_command(
     benchmark: str | None = typer.Argument(None, help="Benchmark name (listed at the end of this help); with --out DIR --resume, the stored one."),
     agent: list[str] = typer.Option([], "--agent", "-a", help="Agent to run; repeat for several (--list-agents shows them)."),
     model: list[str] = typer.Option([], "--model", "-m", help="Model name (statebound models lists them); repeat for several (default: $STATEBOUND_MODEL, the config file's model, smollm2)."),
-    seed: list[int] = typer.Option([], "--seed", help="Seed; repeat for several (default 0)."),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Run only the first N selected tasks."),
+    seed: list[int] = typer.Option([], "--seed", min=-MAX_INT - 1, max=MAX_INT, help="Seed; repeat for several (default 0)."),
+    limit: int | None = typer.Option(None, "--limit", min=1, max=MAX_INT, help="Run only the first N selected tasks."),
     tasks: str | None = typer.Option(None, "--tasks", help="Comma-separated task ids (default: every task; a replay agent's: its file's)."),
     hardness: str | None = typer.Option(None, "--hardness", help="Only tasks with this meta hardness."),
     task_type: str | None = typer.Option(None, "--task-type", help="Only tasks with this meta task_type."),
-    stratified: int | None = typer.Option(None, "--stratified", min=1, help="A fixed stratified sample of N tasks (by --stratify-by)."),
+    stratified: int | None = typer.Option(None, "--stratified", min=1, max=MAX_INT, help="A fixed stratified sample of N tasks (by --stratify-by)."),
     stratify_by: str = typer.Option("hardness", "--stratify-by", help="Task meta key for --stratified (hardness, task_type, fs, ...)."),
-    max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="Turn limit per episode: actions sent to the environment (default: the benchmark's own, e.g. 10 for InterCode, 50 for ALFWorld)."),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, help="Token limit per episode (prompt + completion)."),
+    max_turns: int | None = typer.Option(None, "--max-turns", min=1, max=MAX_INT, help="Turn limit per episode: actions sent to the environment (default: the benchmark's own, e.g. 10 for InterCode, 50 for ALFWorld)."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, max=MAX_INT, help="Token limit per episode (prompt + completion)."),
     timeout: float | None = typer.Option(None, "--timeout", help="Wall-clock limit per episode, seconds (more than 0)."),
-    concurrency: int = typer.Option(4, "--concurrency", "-j", help="Episodes in flight at once."),
+    concurrency: int = typer.Option(4, "--concurrency", "-j", min=1, max=MAX_CONCURRENCY, help="Episodes in flight at once."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Run directory (default runs/<benchmark>-<timestamp>)."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run in --out: its stored configuration, plus any agents, models or seeds given (only their episodes run)."),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="With --resume, run crashed episodes again."),
@@ -83,7 +88,13 @@ def eval_command(
     from statebound.bench.plan import TaskSelection
     from statebound.bench.store import check_run_dir
     from statebound.cli.errors import EXIT_CRASHED, fail
-    from statebound.cli.stored_run import describe, limits_or_stored, stored_config, stored_models
+    from statebound.cli.stored_run import (
+        describe,
+        limits_or_stored,
+        locate_stored_files,
+        stored_config,
+        stored_models,
+    )
     from statebound.contract.benchmark import EpisodeLimits
     from statebound.errors import StateboundError
     from statebound.llm.config import default_model
@@ -101,12 +112,15 @@ def eval_command(
     if resume and out is None:
         raise typer.BadParameter("--resume needs --out DIR (the run directory to continue)")
     stored = stored_config(out) if resume and out is not None else None
+    if stored is not None and out is not None:  # its user files, from any directory: say which
+        for line in locate_stored_files(out):
+            typer.echo(inert(line))
     benchmark = _benchmark_to_run(benchmark, stored, out, resume=resume)
     if not agent and stored is None:
         raise typer.BadParameter(_agents_hint(benchmark))
     task_ids = _task_ids(tasks)
-    if timeout is not None and not timeout > 0:
-        raise typer.BadParameter(f"--timeout must be more than 0 seconds, got {timeout:g}")
+    if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
+        raise typer.BadParameter(f"--timeout must be more than 0 seconds (and at most {MAX_TIMEOUT:g}), got {timeout:g}")
     chosen = any(value is not None for value in (tasks, hardness, task_type, stratified, limit))
     out_dir = out or _default_out(benchmark)
     start_tracing(otel)

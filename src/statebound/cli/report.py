@@ -32,7 +32,7 @@ def report_command(
     run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR", help="Run directories made by 'statebound eval'."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Where to write (default: the run directory, or runs/compare-<timestamp> for several)."),
     by: list[str] = typer.Option([], "--by", help="Break down by this meta key (default: hardness/task_type when present); repeatable."),
-    length_bin: int | None = typer.Option(None, "--length-bin", help="Bin width in steps for the SR-vs-length plot."),
+    length_bin: int | None = typer.Option(None, "--length-bin", min=1, max=1_000_000, help="Bin width in steps for the SR-vs-length plot."),
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the plots."),
     shared_tasks: bool = typer.Option(False, "--shared-tasks", help="Only the tasks every run has (a run on a sample beside a full record)."),
     wide: bool = typer.Option(False, "--wide", help="Print each table whole, however wide (default: fitted to the terminal)."),

@@ -25,7 +25,8 @@ from statebound.cli.errors import one_line_errors, output_dir
 from statebound.cli.otel import otel_option, start_tracing
 from statebound.errors import DefinitionError
 from statebound.report.inert import CELL_LIMIT, inert_text
-from statebound.user_files import is_file_ref, load_ref
+from statebound.user_files import call, is_file_ref, load_ref
+from statebound.web.forms import MAX_INT
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -60,7 +61,7 @@ def load_flow(ref: str) -> Flow:
         except TypeError as error:
             raise DefinitionError(f"{ref} cannot be called without arguments ({error}): name a Flow, or a "
                                   "function that builds one from no arguments") from None
-        value = value()
+        value = call(ref, "building the flow", value)
     if not isinstance(value, Flow):
         raise DefinitionError(f"{ref} is a {type(value).__name__}, not a statebound.flow.Flow")
     path, _, variable = ref.rpartition(":")
@@ -222,7 +223,7 @@ def run_command(
     model: str | None = typer.Option(None, "--model", "-m", help="Model name, as for statebound eval (default: $STATEBOUND_MODEL, the config file's model, smollm2)."),
     model_option: list[str] = typer.Option([], "--model-option", help="Option for the model, key=value; repeatable."),
     trace: Path | None = typer.Option(None, "--trace", help="Write every event to this JSONL file."),
-    max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="Override the flow's turn limit."),
+    max_turns: int | None = typer.Option(None, "--max-turns", min=1, max=MAX_INT, help="Override the flow's turn limit."),
     store_path: str | None = typer.Option(None, "--store", help="Store the run as a thread: a SQLite file or a postgresql:// URL."),
     thread: str | None = typer.Option(None, "--thread", help="The thread's name in --store."),
     resume: bool = typer.Option(False, "--resume", help="Continue the stored --thread from its last checkpoint."),

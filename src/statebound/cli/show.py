@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from statebound.cli.app import app
+from statebound.web.forms import MAX_INT
 
 if TYPE_CHECKING:
     from statebound.bench.plan import EpisodeKey
@@ -19,7 +20,7 @@ def show_command(
     task: str = typer.Option(..., "--task", "-t", help="Task id."),
     agent: str | None = typer.Option(None, "--agent", "-a", help="Only this agent."),
     model: str | None = typer.Option(None, "--model", "-m", help="Only this model."),
-    seed: int | None = typer.Option(None, "--seed", help="Only this seed."),
+    seed: int | None = typer.Option(None, "--seed", min=-MAX_INT - 1, max=MAX_INT, help="Only this seed."),
 ) -> None:
     """Print the trajectories of TASK in RUN_DIR (every agent/model/seed unless narrowed), state by state: each model reply, the action as the environment ran it (SQL, command, game command) and its observation, and each choice a choice state made; then the task's gold, the expected and obtained result and the reward. Lines fit the terminal's width.
 

@@ -13,7 +13,7 @@ from statebound.cli.app import app
 @app.command("status")
 def status_command(
     paths: list[Path] = typer.Argument(None, metavar="[PATH]...", help="Run directories made by 'statebound eval', or folders holding them (default: runs, where eval writes)."),
-    workers: int = typer.Option(1, "--workers", "-j", min=1, help="Workers the rest will run on (divides the time left)."),
+    workers: int = typer.Option(1, "--workers", "-j", min=1, max=1024, help="Workers the rest will run on (divides the time left)."),
     wide: bool = typer.Option(False, "--wide", help="One table with every column, however wide (for a pager)."),
 ) -> None:
     """Episodes stored, crashed and left per agent of the runs in PATHS (default: runs), and the time the rest needs at the pace so far.

@@ -21,6 +21,7 @@ from statebound.bench.executors import make_executor
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig, TaskSelection, select_tasks
 from statebound.bench.registry import LoadedBenchmark, load_benchmark
+from statebound.bench.run_lock import RunLock
 from statebound.bench.runner import RunOutcome, run_episodes
 from statebound.bench.store import RunStore, check_run_dir
 from statebound.contract.benchmark import EpisodeLimits, Task
@@ -108,7 +109,8 @@ async def execute_run(
     benchmark: LoadedBenchmark | None = None,
     execution: Execution = Execution(),
 ) -> RunOutcome:
-    """Run every episode of ``config`` missing from ``out_dir``'s store.
+    """Run every episode of ``config`` missing from ``out_dir``'s store, holding the directory's
+    lock (:class:`~statebound.bench.run_lock.RunLock`: a second run on it is refused, naming this one).
 
     Everything that can be checked before the first episode is checked before anything is
     written: the run directory (:func:`~statebound.bench.store.check_run_dir`), the tasks, the
@@ -123,32 +125,34 @@ async def execute_run(
         raise DefinitionError(f"{config.benchmark} no longer has tasks {missing[:5]}")
     if execution.concurrency < 1:
         raise DefinitionError(f"--concurrency must be at least 1, got {execution.concurrency}")
-    check_run_dir(out_dir, config, resume=execution.resume)
-    for model in config.models:  # names and option names, before a Ray cluster is started
-        check_model(model.name, **dict(model.options))
-    executor = make_executor(
-        execution.executor,
-        benchmark_name=config.benchmark,
-        benchmark_options=config.benchmark_options,
-        benchmark=benchmark,
-        ray_address=execution.ray_address,
-        ray_num_cpus=execution.ray_num_cpus,
-    )
-    try:
-        await executor.prepare(config)
-        with RunStore(out_dir) as store:
-            return await run_episodes(
-                config,
-                [by_id[task_id] for task_id in config.task_ids],
-                store=store,
-                executor=executor,
-                concurrency=execution.concurrency,
-                resume=execution.resume,
-                retry_errors=execution.retry_errors,
-                progress=execution.progress,
-            )
-    finally:
-        await executor.aclose()
+    check_run_dir(out_dir, config, resume=execution.resume)  # before the lock makes the directory
+    with RunLock(out_dir):  # one writer per run directory, from its first read of the store to its last write
+        check_run_dir(out_dir, config, resume=execution.resume)  # again: another run may have ended since
+        for model in config.models:  # names and option names, before a Ray cluster is started
+            check_model(model.name, **dict(model.options))
+        executor = make_executor(
+            execution.executor,
+            benchmark_name=config.benchmark,
+            benchmark_options=config.benchmark_options,
+            benchmark=benchmark,
+            ray_address=execution.ray_address,
+            ray_num_cpus=execution.ray_num_cpus,
+        )
+        try:
+            await executor.prepare(config)
+            with RunStore(out_dir) as store:
+                return await run_episodes(
+                    config,
+                    [by_id[task_id] for task_id in config.task_ids],
+                    store=store,
+                    executor=executor,
+                    concurrency=execution.concurrency,
+                    resume=execution.resume,
+                    retry_errors=execution.retry_errors,
+                    progress=execution.progress,
+                )
+        finally:
+            await executor.aclose()
 
 
 async def run_task(

@@ -17,7 +17,9 @@ the same before anything is written.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -150,6 +152,8 @@ class RunStore:
                 _check_schema(self._db, self.path)
                 return
             self.run_dir.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                _create(self.path)
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -292,6 +296,22 @@ class RunStore:
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
+
+
+def _create(path: Path) -> None:
+    """A new store at ``path`` with its tables, whole or not at all: made beside it and renamed into
+    place, so a writer killed while creating it leaves no empty file that is no store."""
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as made:
+        temporary = Path(made.name)
+    try:
+        db = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            db.executescript(_SCHEMA)
+        finally:
+            db.close()
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _reader(path: Path) -> sqlite3.Connection:

@@ -86,6 +86,7 @@ def eval_command(
     from statebound.bench.models import ModelSpec
     from statebound.bench.options import parse_pairs
     from statebound.bench.plan import TaskSelection
+    from statebound.bench.run_lock import RunLock
     from statebound.bench.store import check_run_dir
     from statebound.cli.errors import EXIT_CRASHED, fail
     from statebound.cli.stored_run import (
@@ -111,6 +112,8 @@ def eval_command(
         return
     if resume and out is None:
         raise typer.BadParameter("--resume needs --out DIR (the run directory to continue)")
+    if out is not None:  # another run writing it: say so before reading what it has stored so far
+        RunLock.refuse_if_held(out)
     stored = stored_config(out) if resume and out is not None else None
     if stored is not None and out is not None:  # its user files, from any directory: say which
         for line in locate_stored_files(out):

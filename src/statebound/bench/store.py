@@ -32,7 +32,7 @@ from statebound.bench.identity import (
     in_stored_order,
     transport_changes,
 )
-from statebound.bench.jsonio import dumps, dumps_log
+from statebound.bench.jsonio import dumps, dumps_log, escape_surrogates
 from statebound.bench.packed import (
     STORE_NAME,
     has_store,
@@ -243,7 +243,7 @@ class RunStore:
         """Store ``(result, position)`` pairs in one transaction: all of them or none."""
         now = time.time()
         rows = [
-            (benchmark, result.task, result.agent, result.model, result.seed, position, result.error,
+            (benchmark, result.task, result.agent, result.model, result.seed, position, escape_surrogates(result.error),
              dumps(result.row()), dumps_log(result.trajectory), dumps_log(result.events), now)
             for result, position in finished
         ]

@@ -30,9 +30,11 @@ FOLD = 100
 CELL_LIMIT = 300
 """Longest table cell or title part printed whole (a longer one is cut, its length said)."""
 
-# C0 and C1 controls and DEL, and the invisible marks that reorder or hide text (bidirectional
-# overrides and isolates, line and paragraph separators); newline and tab stay as they are.
-_UNSAFE = "\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069"
+# C0 and C1 controls and DEL, the invisible marks that reorder or hide text (bidirectional
+# overrides and isolates, line and paragraph separators), and lone surrogates (no terminal can be
+# written them); newline and tab stay as they are.
+_UNSAFE = ("\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069"
+           "\\ud800-\\udfff")
 _CONTROL = re.compile(f"[{_UNSAFE}]")
 _CONTROL_ONE_LINE = re.compile(f"[{_UNSAFE}\\n\\t]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}

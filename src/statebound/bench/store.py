@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from statebound.bench.identity import (
     ConfigMismatch,
@@ -146,10 +148,15 @@ class RunStore:
         if not self.path.exists() and (not create or read_only):
             raise no_run_in(self.run_dir)
         self._writer = not read_only
+        self._copy: tempfile.TemporaryDirectory[str] | None = None  # what a reader reads in a read-only place
         try:
             if read_only:
-                self._db = _reader(self.path)
-                _check_schema(self._db, self.path)
+                self._db, self._copy = _reader(self.path)
+                try:
+                    _check_schema(self._db, self.path)
+                except RunNotFound:
+                    self.close()
+                    raise
                 return
             self.run_dir.mkdir(parents=True, exist_ok=True)
             if not self.path.exists():
@@ -172,6 +179,8 @@ class RunStore:
             except sqlite3.OperationalError:  # another connection reads or writes it: leave WAL on
                 pass
         self._db.close()
+        if self._copy is not None:
+            self._copy.cleanup()
 
     def __enter__(self) -> RunStore:
         return self
@@ -314,25 +323,39 @@ def _create(path: Path) -> None:
         temporary.unlink(missing_ok=True)
 
 
-def _reader(path: Path) -> sqlite3.Connection:
-    """A connection to ``path`` that never writes a row. Reading a store in WAL mode (a run killed,
-    or one committed in that mode) makes ``-wal``/``-shm`` files that a read-only connection cannot
-    remove, so read through a read-write connection that refuses writes (``query_only``): when it
-    is the last to close, SQLite folds a killed writer's log into the file (what the writer would
-    have done) and removes the log files; a running writer's log is left to it. Read-only when
-    this user may not write there."""
-    db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None, timeout=30)
+def _reader(path: Path) -> tuple[sqlite3.Connection, tempfile.TemporaryDirectory[str] | None]:
+    """A connection to ``path`` that never writes a row, and the temporary copy it reads when it
+    reads one. Reading a store in WAL mode (a run killed, or one committed in that mode) makes
+    ``-wal``/``-shm`` files that a read-only connection cannot remove, so read through a read-write
+    connection that refuses writes (``query_only``): when it is the last to close, SQLite folds a
+    killed writer's log into the file (what the writer would have done) and removes the log files;
+    a running writer's log is left to it. Read-only when this user may not write there; and in a
+    read-only place where a killed writer's log cannot be read in place (no ``-shm`` beside it, and
+    none can be made), from a copy of the store and its log, so that no episode is missed."""
+    uri = f"file:{quote(str(path.absolute()))}"
+    for mode in ("rw", "ro"):
+        db = sqlite3.connect(f"{uri}?mode={mode}", uri=True, isolation_level=None, timeout=30)
+        try:
+            if mode == "rw":
+                db.execute("PRAGMA query_only=ON")
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db, None
+        except sqlite3.DatabaseError as error:
+            db.close()
+            if not isinstance(error, sqlite3.OperationalError):  # not a database at all
+                raise
+    copy = tempfile.TemporaryDirectory(prefix="statebound-read-")
     try:
+        for suffix in ("", "-wal"):
+            if (source := path.with_name(path.name + suffix)).is_file():
+                shutil.copyfile(source, Path(copy.name) / (STORE_NAME + suffix))
+        db = sqlite3.connect(Path(copy.name) / STORE_NAME, isolation_level=None, timeout=30)
         db.execute("PRAGMA query_only=ON")
         db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return db
-    except sqlite3.DatabaseError as error:
-        db.close()
-        if not isinstance(error, sqlite3.OperationalError):  # not a database at all
-            raise
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, timeout=30)
-    db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    return db
+    except BaseException:
+        copy.cleanup()
+        raise
+    return db, copy
 
 
 def _check_schema(db: sqlite3.Connection, path: Path) -> None:
@@ -340,7 +363,6 @@ def _check_schema(db: sqlite3.Connection, path: Path) -> None:
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     missing = sorted({"run", "episodes"} - tables)
     if missing:
-        db.close()
         raise RunNotFound(f"{path} is not a run store (no {' or '.join(missing)} table); "
                           "remove it, or pass a directory made by 'statebound eval'")
 

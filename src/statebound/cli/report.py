@@ -53,8 +53,7 @@ def report_command(
 
     out_dir = out or (run_dirs[0] if len(run_dirs) == 1 else Path("runs") / f"compare-{time.strftime('%Y%m%d-%H%M%S')}")
     try:
-        if out is not None:
-            output_dir(out, create=False)  # written once the runs are read
+        output_dir(out_dir, create=False)  # written once the runs are read
         with _GoldProgress() as progress:
             report, files = finish_run(
                 run_dirs, out_dir=out_dir, breakdown_keys=by or None, bin_width=length_bin, plots=not no_plots,

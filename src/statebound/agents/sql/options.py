@@ -18,3 +18,6 @@ class SqlOptions(FormatOptions, ChoiceOptions):
     replay: str | None = Field(None, description="recorded actions (JSONL) for the replay oracle")
     cache_dir: str | None = Field(None, description="where the SQLite copies of the databases are kept")
     reply_tokens: int = Field(256, ge=1, le=1_000_000, description="max_tokens of each model call")
+    gold_on: Literal["episode", "pristine"] = Field(
+        "episode", description="where the gold query runs when an episode is graded: in the episode's database as "
+                               "the agent left it (upstream's), or on an untouched copy (pristine)")

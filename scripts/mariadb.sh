@@ -49,8 +49,10 @@ start() {
   fi
   made="$(cat "$base/workspaces" 2>/dev/null || echo 0)"
   if [ "$made" -lt "$workspaces" ]; then
-    echo "mariadb: making episode workspaces $((made + 1)) to $workspaces (once; a few seconds each)"
-    for k in $(seq $((made + 1)) "$workspaces"); do workspace "$k"; done
+    echo "mariadb: making episode workspaces $((made + 1)) to $workspaces (once, side by side)"
+    pids=()
+    for k in $(seq $((made + 1)) "$workspaces"); do workspace "$k" & pids+=($!); done
+    for pid in "${pids[@]}"; do wait "$pid" || { echo "mariadb: making a workspace failed; see $log" >&2; exit 1; }; done
     echo "$workspaces" > "$base/workspaces"
   fi
   accounts

@@ -5,8 +5,10 @@ terminal: every CLI printer passes such text through :func:`inert` (a string) or
 Control characters are shown escaped (``\\x1b``, ``\\r``, ``\\u202e``): no escape sequence reaches
 the terminal (a window title, a cleared screen, a moved cursor, text that hides what follows).
 A run of non-space characters longer than ``fold`` is folded into lines of ``fold`` characters,
-and text longer than ``limit`` is cut with its length said; both take linear time (rich wraps
-one long word in quadratic time: 60,000 characters took 52 s).
+and text longer than ``limit`` is cut with its length said; both take linear time, and so does
+printing the ``Text`` (rich's markup parser and highlighter, which a string goes through, take
+time growing with the square of one long word: 60,000 characters took a minute;
+``benchmarks/terminal_long_word.py``).
 
 ```python
 inert("ok \\x1b]0;pwned\\x07 [/b]")          # 'ok \\\\x1b]0;pwned\\\\x07 [/b]'

@@ -3,10 +3,14 @@
 # port and socket, loaded once from the bundled dump. Idempotent.
 #   scripts/mariadb.sh start|stop|status
 # Settings (environment): STATEBOUND_MARIADB_DIR (default ${XDG_CACHE_HOME:-~/.cache}/statebound/mariadb),
-# STATEBOUND_MYSQL_PORT (default 3407). Agents connect as statebound/statebound, which may read and
-# change rows of the Spider databases but not their schema, and nothing else (no FILE privilege, no
-# global privilege). Each start re-applies the accounts: only root (through the socket) and
-# statebound exist; the dump's own `admin` superuser is dropped.
+# STATEBOUND_MYSQL_PORT (default 3407), STATEBOUND_MARIADB_WORKSPACES (default 8). Episodes run in
+# workspaces: workspace K is a copy of the 20 Spider databases (`concert_singer__w3`...) that only
+# the account statebound_wK may read and change (rows, not schema), so episodes running at once
+# neither see nor lock each other (the backend leases one workspace per episode). The account
+# statebound may read and change rows of the databases themselves (the untouched copy the gold
+# query can run on). No account has a FILE or global privilege. Each start re-applies the accounts:
+# only root (through the socket), statebound and the workspace accounts exist; the dump's own
+# `admin` superuser is dropped.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,6 +22,7 @@ socket="$base/mysqld.sock"
 pidfile="$base/mysqld.pid"
 log="$base/mysqld.log"
 files="$base/files"  # secure_file_priv: the only directory FILE statements could use (kept empty)
+workspaces="${STATEBOUND_MARIADB_WORKSPACES:-8}"
 
 find_bin() { for name in "$@"; do command -v "$name" 2>/dev/null && return 0; [ -x "/usr/sbin/$name" ] && { echo "/usr/sbin/$name"; return 0; }; done; return 1; }
 server="$(find_bin mariadbd mysqld)" || { echo "mariadb-server is not installed (apt-get install mariadb-server)" >&2; exit 1; }
@@ -31,7 +36,30 @@ user_args=()
 
 start() {
   mkdir -p "$base" "$files"
-  if running; then echo "mariadb already running (pid $(cat "$pidfile"), port $port)"; return 0; fi
+  if running; then
+    echo "mariadb already running (pid $(cat "$pidfile"), port $port)"
+  else
+    launch
+  fi
+  digest="$(sha256sum "$dump" | cut -c1-16)"
+  if [ ! -f "$base/loaded" ] || [ "$(cat "$base/loaded")" != "$digest" ]; then
+    sql < "$dump"
+    echo "$digest" > "$base/loaded"
+    rm -f "$base/workspaces"
+  fi
+  made="$(cat "$base/workspaces" 2>/dev/null || echo 0)"
+  if [ "$made" -lt "$workspaces" ]; then
+    echo "mariadb: making episode workspaces $((made + 1)) to $workspaces (once, side by side)"
+    pids=()
+    for k in $(seq $((made + 1)) "$workspaces"); do workspace "$k" & pids+=($!); done
+    for pid in "${pids[@]}"; do wait "$pid" || { echo "mariadb: making a workspace failed; see $log" >&2; exit 1; }; done
+    echo "$workspaces" > "$base/workspaces"
+  fi
+  accounts
+  echo "mariadb running (pid $(cat "$pidfile"), 127.0.0.1:$port, socket $socket, $workspaces workspaces)"
+}
+
+launch() {
   if [ ! -d "$datadir/mysql" ]; then
     "$installer" --no-defaults --datadir="$datadir" --auth-root-authentication-method=normal \
       "${user_args[@]}" --skip-test-db >"$base/install.log" 2>&1 \
@@ -46,27 +74,39 @@ start() {
     sleep 0.5
   done
   sql -e "SELECT 1" >/dev/null 2>&1 || { echo "mariadb did not start; see $log" >&2; exit 1; }
-  if [ ! -f "$base/loaded" ] || [ "$(cat "$base/loaded")" != "$(sha256sum "$dump" | cut -c1-16)" ]; then
-    sql < "$dump"
-    sha256sum "$dump" | cut -c1-16 > "$base/loaded"
-  fi
-  accounts
-  echo "mariadb running (pid $(cat "$pidfile"), 127.0.0.1:$port, socket $socket)"
 }
 
-# Only root@localhost (socket) and statebound may log in; statebound may read and change rows of the
-# Spider databases. Its password is set again: MariaDB lets any user change its own (SET PASSWORD).
+# Workspace K: the dump loaded again with each database renamed NAME__wK (the dump names no
+# database inside its statements); its accounts line is not run again.
+workspace() {
+  {
+    for db in $(databases); do echo "DROP DATABASE IF EXISTS \`${db}__w$1\`;"; done
+    sed -e '/^CREATE USER/d; /^GRANT/d; /^FLUSH PRIVILEGES/d' \
+        -e "s/^\(CREATE DATABASE \+IF NOT EXISTS \`[^\`]*\)\`/\1__w$1\`/; s/^USE \`\([^\`]*\)\`/USE \`\1__w$1\`/" "$dump"
+  } | sql
+}
+
+databases() { grep -o 'USE `[^`]*`' "$dump" | sed 's/USE `\(.*\)`/\1/'; }
+
+# Only root@localhost (socket), statebound and statebound_w1..N may log in: statebound may read and
+# change rows of the Spider databases, statebound_wK those of workspace K only. Passwords are set
+# again: MariaDB lets any user change its own (SET PASSWORD).
 accounts() {
-  dbs="$(grep -o 'USE `[^`]*`' "$dump" | sed 's/USE `\(.*\)`/\1/')"
+  dbs="$(databases)"
+  names="'statebound', 'mariadb.sys'"
+  for k in $(seq 1 "$workspaces"); do names="$names, 'statebound_w$k'"; done
   others="$(sql -N -e "SELECT CONCAT(QUOTE(user), '@', QUOTE(host)) FROM mysql.user
-    WHERE NOT ((user = 'root' AND host = 'localhost') OR user IN ('statebound', 'mariadb.sys'))")"
+    WHERE NOT ((user = 'root' AND host = 'localhost') OR user IN ($names))")"
   {
     for account in $others; do echo "DROP USER $account;"; done
-    echo "CREATE USER IF NOT EXISTS 'statebound'@'%' IDENTIFIED BY 'statebound';"
-    echo "ALTER USER 'statebound'@'%' IDENTIFIED BY 'statebound';"
-    echo "REVOKE ALL PRIVILEGES, GRANT OPTION FROM 'statebound'@'%';"
-    for db in $dbs; do
-      echo "GRANT SELECT, INSERT, UPDATE, DELETE, SHOW VIEW ON \`$db\`.* TO 'statebound'@'%';"
+    for k in "" $(seq 1 "$workspaces"); do
+      user="statebound${k:+_w$k}"
+      echo "CREATE USER IF NOT EXISTS '$user'@'%' IDENTIFIED BY 'statebound';"
+      echo "ALTER USER '$user'@'%' IDENTIFIED BY 'statebound';"
+      echo "REVOKE ALL PRIVILEGES, GRANT OPTION FROM '$user'@'%';"
+      for db in $dbs; do  # _ is a wildcard in a grant's database name: escaped
+        echo "GRANT SELECT, INSERT, UPDATE, DELETE, SHOW VIEW ON \`${db//_/\\_}${k:+\\_\\_w$k}\`.* TO '$user'@'%';"
+      done
     done
     echo "FLUSH PRIVILEGES;"
   } | sql

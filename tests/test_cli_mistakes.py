@@ -43,7 +43,7 @@ MISTAKES: dict[str, tuple[list[str], str | None, str]] = {
     "eval-bad-model-option": ([*TOY, "--model-option", "nokv", "--out", "r"], None, "is not key=value"),
     "eval-unknown-model-option": ([*TOY, "--model-option", "gramar=true", "--out", "r"], None, "did you mean grammar"),
     "eval-bad-seed": ([*TOY, "--seed", "x"], None, "Invalid value for '--seed'"),
-    "eval-no-concurrency": ([*TOY, "-j", "0", "--out", "r"], None, "--concurrency must be at least 1"),
+    "eval-no-concurrency": ([*TOY, "-j", "0", "--out", "r"], None, "'--concurrency' / '-j': Input should be greater than or equal to 1"),
     "eval-no-openai-key": ([*TOY[:5], "openai:gpt-4o-mini", "--out", "r"], None, "no API key"),
     "eval-bad-config": ([*TOY[:5], "openai:m", "--out", "r"], "bad.toml", "not valid TOML"),
     "eval-config-typo": ([*TOY[:5], "openai:m", "--out", "r"], "typo.toml", "did you mean [openai]"),

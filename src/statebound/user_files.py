@@ -2,8 +2,13 @@
 
 The file runs once per process as a module of its own (registered in ``sys.modules``, so
 dataclasses and pydantic models defined there work), with its folder first on ``sys.path`` while
-it loads (so it may import its neighbours); what it raises becomes one
+it loads (so it may import its neighbours); what it adds to ``sys.path`` stays, what it removes of
+the process's own entries comes back. Whatever it raises, loading or later in what it
+defines (:func:`call`: a flow factory, a benchmark's ``tasks()``), becomes one
 :class:`~statebound.errors.DefinitionError` naming the file and line.
+
+A run keeps where its files were (:func:`file_of`); ``statebound eval --resume`` from another
+directory finds them again through :func:`relocate`. Nothing that only reads a run loads its files.
 """
 
 from __future__ import annotations
@@ -17,19 +22,50 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from statebound.errors import DefinitionError, StateboundError, did_you_mean
 
-__all__ = ["USER_MODULE_PREFIX", "is_file_ref", "load_file", "load_ref", "names_in"]
+__all__ = ["USER_MODULE_PREFIX", "call", "file_of", "is_file_ref", "load_file", "load_ref", "names_in", "relocate"]
 
 USER_MODULE_PREFIX = "_statebound_user_"  # the module name a user's file loads under starts so
 _REF = re.compile(r"^(?P<path>.+\.py):(?P<name>[A-Za-z_][\w.]*)$")
+_RELOCATED: dict[str, Path] = {}
+T = TypeVar("T")
 
 
 def is_file_ref(ref: str) -> bool:
     """``ref`` has the form ``path.py:name``."""
     return _REF.match(ref) is not None
+
+
+def file_of(ref: str) -> Path:
+    """The file ``path.py:name`` names, as it would be loaded now (absolute)."""
+    match = _REF.match(ref)
+    if match is None:
+        raise DefinitionError(f"{ref!r} is not path.py:name")
+    return _RELOCATED.get(match["path"], Path(match["path"])).absolute()
+
+
+def relocate(written: str, actual: Path) -> None:
+    """Load the file written ``written`` in a ``path.py:name`` from ``actual`` (a run resumed from
+    another directory than the one it was made in)."""
+    _RELOCATED[written] = actual
+
+
+def _where(path: Path, error: BaseException) -> str:
+    """``path:line`` of the last line of ``path`` that ``error`` passed through (else the file,
+    else the last line it passed through anywhere)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    inside = [f for f in frames if Path(f.filename) == path]
+    if inside:
+        return f"{path}:{inside[-1].lineno}"
+    return str(path) if not frames else f"{path} (at {frames[-1].filename}:{frames[-1].lineno})"
+
+
+def _failure(path: Path, error: BaseException, doing: str) -> DefinitionError:
+    cause = " ".join(str(error).split())
+    return DefinitionError(f"{_where(path, error)}: {type(error).__name__}{': ' + cause if cause else ''} ({doing})")
 
 
 @cache
@@ -41,7 +77,8 @@ def _load(resolved: str) -> ModuleType:
         raise DefinitionError(f"cannot import {path}; is it a Python file?")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    sys.path.insert(0, str(path.parent))
+    folder, search, before = str(path.parent), sys.path, list(sys.path)
+    sys.path.insert(0, folder)
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
@@ -50,14 +87,25 @@ def _load(resolved: str) -> ModuleType:
     except StateboundError:
         del sys.modules[name]
         raise
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt from a file are its failures too
         del sys.modules[name]
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
-        where = f"{path}:{frames[-1].lineno}" if frames else str(path)
-        raise DefinitionError(f"{where}: {type(exc).__name__}: {exc} (while loading the file)") from None
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise _failure(path, exc, "while loading the file") from None
     finally:
-        sys.path.remove(str(path.parent))
+        sys.path = _restored(search, before, folder)
     return module
+
+
+def _restored(search: list[str], before: list[str], folder: str) -> list[str]:
+    """``search`` (the process's ``sys.path``, even if a file bound ``sys.path`` to another list)
+    holding what ``sys.path`` holds now without ``folder``, and every entry it held ``before``: a
+    file's own additions stay, and what the process imports from later can still be found."""
+    now = list(sys.path)
+    if folder in now:
+        now.remove(folder)
+    search[:] = now + [entry for entry in before if entry not in now]
+    return search
 
 
 def load_file(path: Path) -> ModuleType:
@@ -74,7 +122,7 @@ def load_ref(ref: str, what: str, *, fits: Callable[[Any], bool] | None = None) 
     match = _REF.match(ref)
     if match is None:
         raise DefinitionError(f"{ref!r} is not path.py:name")
-    module = load_file(Path(match["path"]))
+    module = load_file(file_of(ref))
     target: Any = module
     for part in match["name"].split("."):
         if not hasattr(target, part):
@@ -91,3 +139,18 @@ def names_in(module: ModuleType, fits: Callable[[Any], bool] | None = None) -> l
     """The public names of ``module`` (those whose values ``fits``, when given), sorted."""
     return sorted(name for name, value in vars(module).items()
                   if not name.startswith("_") and (fits is None or fits(value)))
+def call(ref: str, doing: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``function(*args, **kwargs)``, code that ``ref`` (``path.py:name``, or a registered name)
+    defines; what it raises becomes one :class:`DefinitionError` naming the file and line and
+    what was ``doing`` (statebound's own errors pass as they are)."""
+    try:
+        return function(*args, **kwargs)
+    except StateboundError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a user's code may raise anything
+        if is_file_ref(ref):
+            raise _failure(file_of(ref).resolve(), exc, doing) from None
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ref
+        cause = " ".join(str(exc).split())
+        raise DefinitionError(f"{where}: {type(exc).__name__}{': ' + cause if cause else ''} ({ref}, {doing})") from None

@@ -80,7 +80,7 @@ def test_registry_declares_the_papers_columns():
     assert "state_accuracy" in {c.key for c in report_columns(["alfworld"])}
     # InterCode's two benchmarks share Invalid/ep (merged once); the toy and unknown ones add nothing
     assert [c.header for c in report_columns(["intercode-sql", "intercode-bash", "toy", "unknown"])] == [
-        "Invalid/ep", "SR % (informative)"]
+        "Invalid/ep", "SR % (informative)", "Changed %"]
     assert report_columns(["toy", "unknown"]) == ()
 
 

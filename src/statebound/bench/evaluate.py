@@ -21,6 +21,7 @@ from statebound.bench.executors import make_executor
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig, TaskSelection, select_tasks
 from statebound.bench.registry import LoadedBenchmark, load_benchmark
+from statebound.bench.run_lock import RunLock
 from statebound.bench.runner import RunOutcome, run_episodes
 from statebound.bench.store import RunStore, check_run_dir
 from statebound.contract.benchmark import EpisodeLimits, Task
@@ -28,6 +29,7 @@ from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError
 from statebound.llm.base import LLM
 from statebound.llm.registry import check_model
+from statebound.user_files import call
 
 __all__ = ["Execution", "execute_run", "prepare_run", "run_task"]
 
@@ -64,18 +66,18 @@ def prepare_run(
     for agent in agents:
         spec = benchmark.agent(agent)
         if spec.check is not None:
-            spec.check(benchmark.benchmark.options)
+            call(agent, "checking the benchmark's options", spec.check, benchmark.benchmark.options)
     limits = limits or EpisodeLimits()
     if limits.max_turns is None:
         limits = replace(limits, max_turns=benchmark.benchmark.default_max_turns)
-    every = benchmark.benchmark.tasks()
+    every = benchmark.tasks()
     selection = selection or TaskSelection()
     if not selection.ids:
         selection = replace(selection, ids=_agents_tasks(benchmark, agents, every))
     tasks = select_tasks(every, selection)
     config = RunConfig(
         benchmark=benchmark_name,
-        benchmark_options=options,
+        benchmark_options=benchmark.benchmark.options.model_dump(mode="json"),  # resolved: a user file's too
         agents=tuple(agents),
         models=tuple(m if isinstance(m, ModelSpec) else ModelSpec(m) for m in models),
         seeds=tuple(int(s) for s in seeds) or (0,),
@@ -88,8 +90,8 @@ def prepare_run(
 def _agents_tasks(benchmark: LoadedBenchmark, agents: Sequence[str], every: Sequence[Task]) -> tuple[str, ...]:
     """The ids of the tasks that every agent limited to some (a replay: its file's) can run, in the
     benchmark's order; ``()`` when no agent is limited."""
-    limited = [(agent, set(spec.tasks(benchmark.benchmark.options))) for agent in agents
-               if (spec := benchmark.agent(agent)).tasks is not None]
+    limited = [(agent, set(call(agent, "listing the tasks it can run", spec.tasks, benchmark.benchmark.options)))
+               for agent in agents if (spec := benchmark.agent(agent)).tasks is not None]
     if not limited:
         return ()
     ids = tuple(task.id for task in every if all(task.id in allowed for _, allowed in limited))
@@ -107,7 +109,8 @@ async def execute_run(
     benchmark: LoadedBenchmark | None = None,
     execution: Execution = Execution(),
 ) -> RunOutcome:
-    """Run every episode of ``config`` missing from ``out_dir``'s store.
+    """Run every episode of ``config`` missing from ``out_dir``'s store, holding the directory's
+    lock (:class:`~statebound.bench.run_lock.RunLock`: a second run on it is refused, naming this one).
 
     Everything that can be checked before the first episode is checked before anything is
     written: the run directory (:func:`~statebound.bench.store.check_run_dir`), the tasks, the
@@ -116,38 +119,40 @@ async def execute_run(
     leaves nothing behind, and a directory is never left in a state that neither a fresh run nor
     ``--resume`` accepts."""
     benchmark = benchmark or load_benchmark(config.benchmark, config.benchmark_options)
-    by_id = {task.id: task for task in benchmark.benchmark.tasks()}
+    by_id = {task.id: task for task in benchmark.tasks()}
     missing = [task_id for task_id in config.task_ids if task_id not in by_id]
     if missing:
         raise DefinitionError(f"{config.benchmark} no longer has tasks {missing[:5]}")
     if execution.concurrency < 1:
         raise DefinitionError(f"--concurrency must be at least 1, got {execution.concurrency}")
-    check_run_dir(out_dir, config, resume=execution.resume)
-    for model in config.models:  # names and option names, before a Ray cluster is started
-        check_model(model.name, **dict(model.options))
-    executor = make_executor(
-        execution.executor,
-        benchmark_name=config.benchmark,
-        benchmark_options=config.benchmark_options,
-        benchmark=benchmark,
-        ray_address=execution.ray_address,
-        ray_num_cpus=execution.ray_num_cpus,
-    )
-    try:
-        await executor.prepare(config)
-        with RunStore(out_dir) as store:
-            return await run_episodes(
-                config,
-                [by_id[task_id] for task_id in config.task_ids],
-                store=store,
-                executor=executor,
-                concurrency=execution.concurrency,
-                resume=execution.resume,
-                retry_errors=execution.retry_errors,
-                progress=execution.progress,
-            )
-    finally:
-        await executor.aclose()
+    check_run_dir(out_dir, config, resume=execution.resume)  # before the lock makes the directory
+    with RunLock(out_dir):  # one writer per run directory, from its first read of the store to its last write
+        check_run_dir(out_dir, config, resume=execution.resume)  # again: another run may have ended since
+        for model in config.models:  # names and option names, before a Ray cluster is started
+            check_model(model.name, **dict(model.options))
+        executor = make_executor(
+            execution.executor,
+            benchmark_name=config.benchmark,
+            benchmark_options=config.benchmark_options,
+            benchmark=benchmark,
+            ray_address=execution.ray_address,
+            ray_num_cpus=execution.ray_num_cpus,
+        )
+        try:
+            await executor.prepare(config)
+            with RunStore(out_dir) as store:
+                return await run_episodes(
+                    config,
+                    [by_id[task_id] for task_id in config.task_ids],
+                    store=store,
+                    executor=executor,
+                    concurrency=execution.concurrency,
+                    resume=execution.resume,
+                    retry_errors=execution.retry_errors,
+                    progress=execution.progress,
+                )
+        finally:
+            await executor.aclose()
 
 
 async def run_task(
@@ -166,7 +171,7 @@ async def run_task(
     spec = loaded.agent(agent)
     if spec.check is not None:
         spec.check(loaded.benchmark.options)
-    by_id = {t.id: t for t in loaded.benchmark.tasks()}
+    by_id = {t.id: t for t in loaded.tasks()}
     if task not in by_id:
         raise DefinitionError(f"{loaded.name} has no task {task!r}")
     episode = Episode(task=by_id[task], agent=agent, model=llm.model, seed=seed)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import ast
 import difflib
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from statebound.errors import DefinitionError
+from statebound.web.forms import MAX_INT
 
 __all__ = ["parse_options", "parse_pairs", "parse_value"]
 
@@ -37,21 +39,40 @@ def parse_value(raw: str, *, flag: str = "--option", key: str = "key") -> Any:
     Python literal (``['a', 'b']``, ``{'k': 1}``), else the text itself. A value that opens a list
     or an object but is neither JSON nor a literal is refused (it would be taken as plain text)."""
     try:
-        return json.loads(raw)
+        return _in_range(json.loads(raw), flag=flag, key=key)
     except json.JSONDecodeError as error:
         problem = error.msg
+    except RecursionError:
+        raise DefinitionError(f"{flag} {key}: the value nests too deeply") from None
     if raw.lstrip().startswith((*_STRUCTURED, "'", '"')):
         try:
             value = ast.literal_eval(raw.strip())
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             pass
         else:
-            return value
+            return _in_range(value, flag=flag, key=key)
     if raw.lstrip().startswith(_STRUCTURED):
         raise DefinitionError(
             f"{flag} {key}={raw} is neither JSON nor a Python literal ({problem.lower()}): quote each "
             f"string, e.g. {flag} '{key}=[\"first\", \"second\"]'")
     return raw
+
+
+def _in_range(value: Any, *, flag: str, key: str) -> Any:
+    """``value``, refused when a number in it is one no run can keep: not finite, or an integer
+    past 64 bits (a store's; also where sizes stop making sense)."""
+    numbers = [value]
+    while numbers:
+        item = numbers.pop()
+        if isinstance(item, dict):
+            numbers.extend(item.values())
+        elif isinstance(item, list | tuple | set):
+            numbers.extend(item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise DefinitionError(f"{flag} {key}={item}: give a finite number")
+        elif isinstance(item, int) and not isinstance(item, bool) and not -MAX_INT - 1 <= item <= MAX_INT:
+            raise DefinitionError(f"{flag} {key}: {item:.3g} is past the largest number a run keeps ({MAX_INT})")
+    return value
 
 
 def parse_options(model: type[M], raw: Mapping[str, Any], *, owner: str) -> M:

@@ -125,16 +125,12 @@ def _migrate(data: Mapping[str, Any]) -> dict[str, Any]:
 def resolved_options(benchmark: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """Every option of ``benchmark`` with its value (defaults filled in), so that two runs compare
     by what they ran with, not by how it was written; as given for a benchmark not installed here,
-    or defined in a file (``path.py:Name``) that is not here (a run read from another folder)."""
-    from pathlib import Path
-
+    and for one defined in a user's file (``path.py:name``): reading a run never runs its files
+    (:func:`~statebound.bench.evaluate.prepare_run` stores that file's options resolved)."""
     from statebound.bench.options import parse_options
     from statebound.bench.registry import benchmark_class, benchmark_names
-    from statebound.user_files import is_file_ref
 
-    if is_file_ref(benchmark) and not Path(benchmark.rpartition(":")[0]).is_file():
-        return dict(options)
-    if benchmark not in benchmark_names() and not is_file_ref(benchmark):
+    if benchmark not in benchmark_names():
         return dict(options)
     return parse_options(benchmark_class(benchmark).Options, options, owner=benchmark).model_dump(mode="json")
 

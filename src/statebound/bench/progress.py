@@ -73,7 +73,7 @@ class RunProgress:
 
     def _start_display(self, title: str, *, total: int) -> None:
         self._progress = Progress(
-            TextColumn("[bold]{task.description}"),
+            TextColumn("{task.description}", style="bold", markup=False),  # the benchmark, never markup
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("SR {task.fields[sr]}"),

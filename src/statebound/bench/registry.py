@@ -19,16 +19,19 @@ named ``path.py:name``: a :class:`~statebound.contract.benchmark.Benchmark` subc
 
 from __future__ import annotations
 
+import inspect
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from statebound.bench.options import parse_options
-from statebound.contract.benchmark import AgentSpec, Benchmark
+from statebound.contract.benchmark import AgentSpec, Benchmark, BenchmarkOptions, Task
+from statebound.contract.columns import MetaColumn
 from statebound.errors import DefinitionError, did_you_mean
-from statebound.user_files import is_file_ref, load_ref
+from statebound.user_files import call, file_of, is_file_ref, load_ref
 
 __all__ = [
     "AGENT_GROUP",
@@ -70,7 +73,7 @@ def benchmark_class(name: str) -> type[Benchmark[Any]]:
                          and issubclass(value, Benchmark) and value is not Benchmark)
         if not (isinstance(found, type) and issubclass(found, Benchmark)):
             raise DefinitionError(f"{name} is a {type(found).__name__}, not a Benchmark subclass")
-        return found
+        return _complete(name, found)
     points = [point for point in _entry_points(BENCHMARK_GROUP) if point.name == name]
     if not points:
         known = benchmark_names()
@@ -81,7 +84,32 @@ def benchmark_class(name: str) -> type[Benchmark[Any]]:
     found = _load(points[0])
     if not (isinstance(found, type) and issubclass(found, Benchmark)):
         raise DefinitionError(f"entry point {name}={points[0].value} is not a Benchmark subclass")
-    return found
+    return _complete(name, found)
+
+
+def _defined_at(name: str, cls: type) -> str:
+    """``file:line: name`` where a user's file defines ``cls`` (else ``name``)."""
+    if not is_file_ref(name):
+        return name
+    try:
+        line = inspect.getsourcelines(cls)[1]
+    except (OSError, TypeError):
+        return name
+    return f"{file_of(name).resolve()}:{line}: {name}"
+
+
+def _complete(name: str, cls: type[Benchmark[Any]]) -> type[Benchmark[Any]]:
+    """``cls``, refused when it leaves out what every benchmark defines."""
+    missing = sorted(getattr(cls, "__abstractmethods__", ()))
+    missing += [attribute for attribute in ("name", "summary", "Options") if not hasattr(cls, attribute)]
+    if missing:
+        raise DefinitionError(f"{_defined_at(name, cls)} is an incomplete Benchmark: it does not define "
+                              f"{', '.join(missing)} (a benchmark defines name, summary, Options, tasks, make_env and grade)")
+    if not (isinstance(cls.Options, type) and issubclass(cls.Options, BenchmarkOptions)):
+        raise DefinitionError(f"{name}.Options is not a BenchmarkOptions subclass")
+    if not all(isinstance(column, MetaColumn) for column in cls.report_columns):
+        raise DefinitionError(f"{name}.report_columns must be a tuple of MetaColumn")
+    return cls
 
 
 @cache
@@ -104,14 +132,30 @@ def load_agents(benchmark: str) -> Mapping[str, AgentSpec[Any]]:
 
 @dataclass(frozen=True, slots=True)
 class LoadedBenchmark:
-    """A benchmark built from its options, with the agents registered for it."""
+    """A benchmark built from its options, with the agents registered for it; ``ref`` is the name
+    it was loaded by (registered, or ``path.py:name``)."""
 
     benchmark: Benchmark[Any]
     agents: Mapping[str, AgentSpec[Any]]
+    ref: str = ""
+    _listed: list[tuple[Task, ...]] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return self.benchmark.name
+
+    def tasks(self) -> tuple[Task, ...]:
+        """The benchmark's tasks, listed once: what ``tasks()`` raises is one line naming the file
+        and line, and two tasks with one id are refused (one of them would never be stored)."""
+        if not self._listed:
+            tasks = tuple(call(self.ref or self.name, "listing its tasks", self.benchmark.tasks))
+            repeated = [task_id for task_id, count in Counter(task.id for task in tasks).items() if count > 1]
+            if repeated:
+                shown = ", ".join(repr(task_id) for task_id in repeated[:5]) + (", ..." if len(repeated) > 5 else "")
+                raise DefinitionError(f"{self.ref or self.name} lists {len(repeated)} task id{'s' if len(repeated) > 1 else ''} "
+                                      f"more than once ({shown}): each task needs an id of its own")
+            self._listed.append(tasks)
+        return self._listed[0]
 
     def agent(self, name: str) -> AgentSpec[Any]:
         """The agent ``name`` (registered, or an ``AgentSpec`` at ``path.py:name``), or an error
@@ -136,4 +180,4 @@ def load_benchmark(name: str, options: Mapping[str, Any] | None = None) -> Loade
     for old in raw.keys() & cls.renamed_options.keys():
         raise DefinitionError(f"{name} option {old} is now {cls.renamed_options[old]} (e.g. {cls.renamed_options[old]} {raw[old]})")
     parsed = parse_options(cls.Options, raw, owner=name)
-    return LoadedBenchmark(cls(parsed), load_agents(name))
+    return LoadedBenchmark(call(name, "building the benchmark from its options", cls, parsed), load_agents(name), name)

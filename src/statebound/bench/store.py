@@ -17,11 +17,15 @@ the same before anything is written.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from statebound.bench.identity import (
     ConfigMismatch,
@@ -30,7 +34,7 @@ from statebound.bench.identity import (
     in_stored_order,
     transport_changes,
 )
-from statebound.bench.jsonio import dumps, dumps_log
+from statebound.bench.jsonio import dumps, dumps_log, escape_surrogates
 from statebound.bench.packed import (
     STORE_NAME,
     has_store,
@@ -40,6 +44,7 @@ from statebound.bench.packed import (
     unpack_in_place,
 )
 from statebound.bench.plan import EpisodeKey, RunConfig
+from statebound.bench.run_files import Declared, declared_of, run_files
 from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError
 
@@ -143,12 +148,19 @@ class RunStore:
         if not self.path.exists() and (not create or read_only):
             raise no_run_in(self.run_dir)
         self._writer = not read_only
+        self._copy: tempfile.TemporaryDirectory[str] | None = None  # what a reader reads in a read-only place
         try:
             if read_only:
-                self._db = _reader(self.path)
-                _check_schema(self._db, self.path)
+                self._db, self._copy = _reader(self.path)
+                try:
+                    _check_schema(self._db, self.path)
+                except RunNotFound:
+                    self.close()
+                    raise
                 return
             self.run_dir.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                _create(self.path)
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -167,6 +179,8 @@ class RunStore:
             except sqlite3.OperationalError:  # another connection reads or writes it: leave WAL on
                 pass
         self._db.close()
+        if self._copy is not None:
+            self._copy.cleanup()
 
     def __enter__(self) -> RunStore:
         return self
@@ -187,17 +201,33 @@ class RunStore:
         stored = self.config()
         config = admit(stored, config, has_episodes=self.has_episodes(), resume=resume, run_dir=self.run_dir)
         changes = transport_changes(stored, config) if stored is not None else []
-        if stored is not None and not changes and stored.to_json() == config.to_json():
+        files, declared = run_files(config, self.run_dir), declared_of(config.benchmark)
+        unchanged = stored is not None and not changes and stored.to_json() == config.to_json()
+        if unchanged and not files:
             return config, []
         with self._transaction():
             if changes:
                 history = json.loads(self._value("transport_history") or "[]")
                 history.append({"until": time.time(), "models": [m.to_json() for m in stored.models]})  # type: ignore[union-attr]
                 self._db.execute("INSERT OR REPLACE INTO run VALUES ('transport_history', ?)", (dumps(history),))
-            self._db.execute("INSERT OR REPLACE INTO run VALUES ('config', ?)", (dumps(config.to_json()),))
+            if not unchanged:
+                self._db.execute("INSERT OR REPLACE INTO run VALUES ('config', ?)", (dumps(config.to_json()),))
             if stored is None:
                 self._db.execute("INSERT OR REPLACE INTO run VALUES ('created_at', ?)", (str(time.time()),))
+            if files:  # where the run's files are now, and what readers need of its benchmark
+                self._db.execute("INSERT OR REPLACE INTO run VALUES ('files', ?)", (dumps(files),))
+            if declared is not None:
+                self._db.execute("INSERT OR REPLACE INTO run VALUES ('declared', ?)", (dumps(declared.to_json()),))
         return config, changes
+
+    def files(self) -> dict[str, dict[str, str]]:
+        """Where the run's user files were when it last ran (:func:`~statebound.bench.run_files.run_files`)."""
+        return json.loads(self._value("files") or "{}")
+
+    def declared(self) -> Declared | None:
+        """What the run's benchmark declares for reports, when it is a user's file (else ``None``)."""
+        value = self._value("declared")
+        return None if value is None else Declared.from_json(json.loads(value))
 
     def _value(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM run WHERE key = ?", (key,)).fetchone()
@@ -222,7 +252,7 @@ class RunStore:
         """Store ``(result, position)`` pairs in one transaction: all of them or none."""
         now = time.time()
         rows = [
-            (benchmark, result.task, result.agent, result.model, result.seed, position, result.error,
+            (benchmark, result.task, result.agent, result.model, result.seed, position, escape_surrogates(result.error),
              dumps(result.row()), dumps_log(result.trajectory), dumps_log(result.events), now)
             for result, position in finished
         ]
@@ -298,25 +328,55 @@ class RunStore:
         return _Transaction(self._db)
 
 
-def _reader(path: Path) -> sqlite3.Connection:
-    """A connection to ``path`` that never writes a row. Reading a store in WAL mode (a run killed,
-    or one committed in that mode) makes ``-wal``/``-shm`` files that a read-only connection cannot
-    remove, so read through a read-write connection that refuses writes (``query_only``): when it
-    is the last to close, SQLite folds a killed writer's log into the file (what the writer would
-    have done) and removes the log files; a running writer's log is left to it. Read-only when
-    this user may not write there."""
-    db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None, timeout=30)
+def _create(path: Path) -> None:
+    """A new store at ``path`` with its tables, whole or not at all: made beside it and renamed into
+    place, so a writer killed while creating it leaves no empty file that is no store."""
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as made:
+        temporary = Path(made.name)
     try:
+        db = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            db.executescript(_SCHEMA)
+        finally:
+            db.close()
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _reader(path: Path) -> tuple[sqlite3.Connection, tempfile.TemporaryDirectory[str] | None]:
+    """A connection to ``path`` that never writes a row, and the temporary copy it reads when it
+    reads one. Reading a store in WAL mode (a run killed, or one committed in that mode) makes
+    ``-wal``/``-shm`` files that a read-only connection cannot remove, so read through a read-write
+    connection that refuses writes (``query_only``): when it is the last to close, SQLite folds a
+    killed writer's log into the file (what the writer would have done) and removes the log files;
+    a running writer's log is left to it. Read-only when this user may not write there; and in a
+    read-only place where a killed writer's log cannot be read in place (no ``-shm`` beside it, and
+    none can be made), from a copy of the store and its log, so that no episode is missed."""
+    uri = f"file:{quote(str(path.absolute()))}"
+    for mode in ("rw", "ro"):
+        db = sqlite3.connect(f"{uri}?mode={mode}", uri=True, isolation_level=None, timeout=30)
+        try:
+            if mode == "rw":
+                db.execute("PRAGMA query_only=ON")
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db, None
+        except sqlite3.DatabaseError as error:
+            db.close()
+            if not isinstance(error, sqlite3.OperationalError):  # not a database at all
+                raise
+    copy = tempfile.TemporaryDirectory(prefix="statebound-read-")
+    try:
+        for suffix in ("", "-wal"):
+            if (source := path.with_name(path.name + suffix)).is_file():
+                shutil.copyfile(source, Path(copy.name) / (STORE_NAME + suffix))
+        db = sqlite3.connect(Path(copy.name) / STORE_NAME, isolation_level=None, timeout=30)
         db.execute("PRAGMA query_only=ON")
         db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return db
-    except sqlite3.DatabaseError as error:
-        db.close()
-        if not isinstance(error, sqlite3.OperationalError):  # not a database at all
-            raise
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, timeout=30)
-    db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    return db
+    except BaseException:
+        copy.cleanup()
+        raise
+    return db, copy
 
 
 def _check_schema(db: sqlite3.Connection, path: Path) -> None:
@@ -324,7 +384,6 @@ def _check_schema(db: sqlite3.Connection, path: Path) -> None:
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     missing = sorted({"run", "episodes"} - tables)
     if missing:
-        db.close()
         raise RunNotFound(f"{path} is not a run store (no {' or '.join(missing)} table); "
                           "remove it, or pass a directory made by 'statebound eval'")
 

@@ -49,8 +49,8 @@ def parse_answer(text: str) -> int | None:
 
 
 class ToyOptions(BenchmarkOptions):
-    count: int = Field(20, ge=1, description="how many tasks")
-    seed: int = Field(1234, description="the seed the tasks are drawn with")
+    count: int = Field(20, ge=1, le=100_000, description="how many tasks")
+    seed: int = Field(1234, ge=-(2**63), le=2**63 - 1, description="the seed the tasks are drawn with")
 
 
 def _make_tasks(count: int, seed: int) -> list[Task]:

@@ -12,6 +12,7 @@ final state and 3 for a paused thread; an interrupted ``eval`` exits 130 or 143)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,8 +30,11 @@ EXIT_MISTAKE = 2
 
 
 def fail(message: str) -> NoReturn:
-    """End the command with ``error: message`` on stderr and exit status 2."""
-    typer.secho(f"error: {' '.join(message.split())}", fg=typer.colors.RED, err=True)
+    """End the command with ``error: message`` on stderr and exit status 2 (the message on one
+    line, its control characters escaped: it may quote a store, a model or a server)."""
+    from statebound.report.inert import inert
+
+    typer.secho(f"error: {inert(' '.join(message.split()), one_line=True)}", fg=typer.colors.RED, err=True)
     raise typer.Exit(EXIT_MISTAKE)
 
 
@@ -45,9 +49,12 @@ def one_line_errors() -> Iterator[None]:
 
 def output_dir(path: Path, *, flag: str = "--out", create: bool = True) -> Path:
     """``path`` as a directory to write into, created if missing (unless ``create`` is false); a
-    :class:`DefinitionError` naming ``flag`` when a file is in the way or it cannot be created."""
+    :class:`DefinitionError` naming ``flag`` when a file is in the way, it is read-only (a
+    read-only file system, or permissions) or it cannot be created."""
     if path.exists() and not path.is_dir():
         raise DefinitionError(f"{flag} {path} is a file, not a directory: give a directory")
+    if path.is_dir() and not os.access(path, os.W_OK):
+        raise DefinitionError(f"{path} is read-only: give {flag} a directory this user may write")
     if not create:
         return path
     try:

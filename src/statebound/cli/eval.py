@@ -12,10 +12,15 @@ from typer.core import TyperCommand
 
 from statebound.cli.app import app
 from statebound.cli.otel import otel_option, start_tracing
+from statebound.web.forms import MAX_INT
 
 if TYPE_CHECKING:
     from statebound.bench.plan import RunConfig
     from statebound.bench.runner import RunOutcome
+
+
+MAX_CONCURRENCY = 1024  # episodes in flight at once: beyond it, only memory and file handles run out
+MAX_TIMEOUT = 1e7  # seconds (about 4 months): a finite limit a store keeps
 
 
 def _default_out(benchmark: str) -> Path:
@@ -38,17 +43,17 @@ def eval_command(
     benchmark: str | None = typer.Argument(None, help="Benchmark name (listed at the end of this help); with --out DIR --resume, the stored one."),
     agent: list[str] = typer.Option([], "--agent", "-a", help="Agent to run; repeat for several (--list-agents shows them)."),
     model: list[str] = typer.Option([], "--model", "-m", help="Model name (statebound models lists them); repeat for several (default: $STATEBOUND_MODEL, the config file's model, smollm2)."),
-    seed: list[int] = typer.Option([], "--seed", help="Seed; repeat for several (default 0)."),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Run only the first N selected tasks."),
+    seed: list[int] = typer.Option([], "--seed", min=-MAX_INT - 1, max=MAX_INT, help="Seed; repeat for several (default 0)."),
+    limit: int | None = typer.Option(None, "--limit", min=1, max=MAX_INT, help="Run only the first N selected tasks."),
     tasks: str | None = typer.Option(None, "--tasks", help="Comma-separated task ids (default: every task; a replay agent's: its file's)."),
     hardness: str | None = typer.Option(None, "--hardness", help="Only tasks with this meta hardness."),
     task_type: str | None = typer.Option(None, "--task-type", help="Only tasks with this meta task_type."),
-    stratified: int | None = typer.Option(None, "--stratified", min=1, help="A fixed stratified sample of N tasks (by --stratify-by)."),
+    stratified: int | None = typer.Option(None, "--stratified", min=1, max=MAX_INT, help="A fixed stratified sample of N tasks (by --stratify-by)."),
     stratify_by: str = typer.Option("hardness", "--stratify-by", help="Task meta key for --stratified (hardness, task_type, fs, ...)."),
-    max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="Turn limit per episode: actions sent to the environment (default: the benchmark's own, e.g. 10 for InterCode, 50 for ALFWorld)."),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, help="Token limit per episode (prompt + completion)."),
+    max_turns: int | None = typer.Option(None, "--max-turns", min=1, max=MAX_INT, help="Turn limit per episode: actions sent to the environment (default: the benchmark's own, e.g. 10 for InterCode, 50 for ALFWorld)."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, max=MAX_INT, help="Token limit per episode (prompt + completion)."),
     timeout: float | None = typer.Option(None, "--timeout", help="Wall-clock limit per episode, seconds (more than 0)."),
-    concurrency: int = typer.Option(4, "--concurrency", "-j", help="Episodes in flight at once."),
+    concurrency: int = typer.Option(4, "--concurrency", "-j", min=1, max=MAX_CONCURRENCY, help="Episodes in flight at once."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Run directory (default runs/<benchmark>-<timestamp>)."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run in --out: its stored configuration, plus any agents, models or seeds given (only their episodes run)."),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="With --resume, run crashed episodes again."),
@@ -82,15 +87,23 @@ def eval_command(
     from statebound.bench.models import ModelSpec
     from statebound.bench.options import parse_pairs
     from statebound.bench.plan import TaskSelection
+    from statebound.bench.run_lock import RunLock
     from statebound.bench.store import check_run_dir
     from statebound.cli.errors import EXIT_CRASHED, fail
-    from statebound.cli.stored_run import describe, limits_or_stored, stored_config, stored_models
+    from statebound.cli.stored_run import (
+        describe,
+        limits_or_stored,
+        locate_stored_files,
+        stored_config,
+        stored_models,
+    )
     from statebound.contract.benchmark import EpisodeLimits
     from statebound.errors import StateboundError
     from statebound.llm.config import default_model
     from statebound.llm.model_options import secret_values
     from statebound.llm.secrets import redact
     from statebound.report.finish import finish_run
+    from statebound.report.inert import inert
     from statebound.report.tables import print_report
 
     if list_agents:
@@ -100,13 +113,18 @@ def eval_command(
         return
     if resume and out is None:
         raise typer.BadParameter("--resume needs --out DIR (the run directory to continue)")
+    if out is not None:  # another run writing it: say so before reading what it has stored so far
+        RunLock.refuse_if_held(out)
     stored = stored_config(out) if resume and out is not None else None
+    if stored is not None and out is not None:  # its user files, from any directory: say which
+        for line in locate_stored_files(out):
+            typer.echo(inert(line))
     benchmark = _benchmark_to_run(benchmark, stored, out, resume=resume)
     if not agent and stored is None:
         raise typer.BadParameter(_agents_hint(benchmark))
     task_ids = _task_ids(tasks)
-    if timeout is not None and not timeout > 0:
-        raise typer.BadParameter(f"--timeout must be more than 0 seconds, got {timeout:g}")
+    if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:
+        raise typer.BadParameter(f"--timeout must be more than 0 seconds (and at most {MAX_TIMEOUT:g}), got {timeout:g}")
     chosen = any(value is not None for value in (tasks, hardness, task_type, stratified, limit))
     out_dir = out or _default_out(benchmark)
     start_tracing(otel)
@@ -138,7 +156,7 @@ def eval_command(
                     if not chosen:  # the stored tasks in the stored order
                         config = replace(config, task_ids=stored.task_ids)
                     to_run = check_run_dir(out_dir, config, resume=resume)
-                    typer.echo(describe(to_run, out_dir, added=additions(stored, to_run)))
+                    typer.echo(inert(describe(to_run, out_dir, added=additions(stored, to_run))))
                 execution = Execution(
                     concurrency=concurrency, executor=executor, ray_address=ray_address,
                     resume=resume, retry_errors=retry_errors, progress=not no_progress,
@@ -178,13 +196,13 @@ def _agents_hint(benchmark: str) -> str:
 def _list_agents(benchmark: str) -> None:
     """Print a benchmark's agents and options (``statebound eval BENCH --list-agents``)."""
     from statebound.bench.registry import benchmark_class, load_agents
+    from statebound.cli.errors import fail
     from statebound.errors import StateboundError
 
     try:
         cls, agents = benchmark_class(benchmark), load_agents(benchmark)
     except StateboundError as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from None
+        fail(str(exc))
     typer.echo(f"{benchmark}: {cls.summary}\n\nagents:")
     width = max(map(len, agents), default=0)
     for name, spec in agents.items():
@@ -214,15 +232,16 @@ def _notes(outcome: RunOutcome, config: RunConfig) -> None:
     """The lines after the summary: transport settings changed on --resume, models without a
     price, and the crashed episodes grouped by cause."""
     from statebound.llm.pricing import is_priced
+    from statebound.report.inert import inert
 
     if outcome.transport_changes:
-        typer.echo(f"resumed with other transport settings: {'; '.join(outcome.transport_changes)}")
+        typer.echo(inert(f"resumed with other transport settings: {'; '.join(outcome.transport_changes)}"))
     unpriced = [model.name for model in config.models if not is_priced(model.name)]
     if unpriced:
-        typer.echo(f"price unknown for {', '.join(unpriced)}: reports show its cost as unknown "
-                   "(statebound.llm.pricing.register_price adds one)")
-    if (summary := outcome.crash_summary()) is not None:
-        typer.secho(summary, fg=typer.colors.YELLOW)
+        typer.echo(inert(f"price unknown for {', '.join(unpriced)}: reports show its cost as unknown "
+                         "(statebound.llm.pricing.register_price adds one)"))
+    if (summary := outcome.crash_summary()) is not None:  # the errors may quote a model or a sandbox
+        typer.secho(inert(summary, one_line=True), fg=typer.colors.YELLOW)
 
 
 def _stopped(error: Exception, config: RunConfig | None, out_dir: Path) -> str:

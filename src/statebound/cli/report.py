@@ -32,7 +32,7 @@ def report_command(
     run_dirs: list[Path] = typer.Argument(..., metavar="RUN_DIR", help="Run directories made by 'statebound eval'."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Where to write (default: the run directory, or runs/compare-<timestamp> for several)."),
     by: list[str] = typer.Option([], "--by", help="Break down by this meta key (default: hardness/task_type when present); repeatable."),
-    length_bin: int | None = typer.Option(None, "--length-bin", help="Bin width in steps for the SR-vs-length plot."),
+    length_bin: int | None = typer.Option(None, "--length-bin", min=1, max=1_000_000, help="Bin width in steps for the SR-vs-length plot."),
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the plots."),
     shared_tasks: bool = typer.Option(False, "--shared-tasks", help="Only the tasks every run has (a run on a sample beside a full record)."),
     wide: bool = typer.Option(False, "--wide", help="Print each table whole, however wide (default: fitted to the terminal)."),
@@ -47,15 +47,14 @@ def report_command(
     Example: statebound report runs/sql
 
     Example (two runs on the tasks both ran): statebound report runs/sql runs/sql-free --shared-tasks --out runs/compare"""
-    from statebound.cli.errors import output_dir
+    from statebound.cli.errors import fail, output_dir
     from statebound.errors import StateboundError
     from statebound.report.finish import finish_run
     from statebound.report.tables import print_report
 
     out_dir = out or (run_dirs[0] if len(run_dirs) == 1 else Path("runs") / f"compare-{time.strftime('%Y%m%d-%H%M%S')}")
     try:
-        if out is not None:
-            output_dir(out, create=False)  # written once the runs are read
+        output_dir(out_dir, create=False)  # written once the runs are read
         with _GoldProgress() as progress:
             report, files = finish_run(
                 run_dirs, out_dir=out_dir, breakdown_keys=by or None, bin_width=length_bin, plots=not no_plots,
@@ -63,8 +62,7 @@ def report_command(
                 view_url=view_url,
             )
     except StateboundError as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from None
+        fail(str(exc))
     print_report(report, wide=wide, explain=explain, written_to=out_dir)
     if not informative and _informative_blank(report):
         typer.secho("SR % (informative) is blank for runs stored before it; --informative works it out.",

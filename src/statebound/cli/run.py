@@ -24,7 +24,16 @@ from statebound.cli.app import app
 from statebound.cli.errors import one_line_errors, output_dir
 from statebound.cli.otel import otel_option, start_tracing
 from statebound.errors import DefinitionError, did_you_mean
-from statebound.user_files import USER_MODULE_PREFIX, is_file_ref, load_file, load_ref, names_in
+from statebound.report.inert import CELL_LIMIT, inert_text
+from statebound.user_files import (
+    USER_MODULE_PREFIX,
+    call,
+    is_file_ref,
+    load_file,
+    load_ref,
+    names_in,
+)
+from statebound.web.forms import MAX_INT
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -64,7 +73,7 @@ def load_flow(ref: str) -> Flow:
         except TypeError as error:
             raise DefinitionError(f"{ref} cannot be called without arguments ({error}): name a Flow, or a "
                                   "function that builds one from no arguments") from None
-        value = value()
+        value = call(ref, "building the flow", value)
     if not isinstance(value, Flow):
         raise DefinitionError(f"{ref} is a {type(value).__name__}, not a statebound.flow.Flow")
     path, _, variable = ref.rpartition(":")
@@ -150,7 +159,7 @@ class _Pieces:
         if not self.open:
             self.console.print("[green]llm:[/] ", end="")
             self.open = True
-        self.console.print(delta.text, end="", markup=False, highlight=False)
+        self.console.print(inert_text(delta.text), end="")
 
     def close(self) -> bool:
         """End the streamed line; whether there was one."""
@@ -162,7 +171,7 @@ class _Pieces:
 
 
 def _printer(console: Console, pieces: _Pieces | None = None) -> Callable[[Event], None]:
-    from rich.markup import escape
+    from rich.text import Text
 
     from statebound.flow.choice import Picked
     from statebound.flow.events import refused_by_limit
@@ -172,7 +181,8 @@ def _printer(console: Console, pieces: _Pieces | None = None) -> Callable[[Event
     def show(event: Event) -> None:
         kind = event.kind
         if kind == "state_entered":
-            console.rule(f"[bold]{event.state}[/] (turn {event.turn}, visit {event.visit})")  # type: ignore[union-attr]
+            console.rule(Text.assemble(inert_text(event.state, "bold", one_line=True),  # type: ignore[union-attr]
+                                       f" (turn {event.turn}, visit {event.visit})"))  # type: ignore[union-attr]
         elif kind == "message_added":
             entry = event.entry  # type: ignore[union-attr]
             if entry.source == "llm" and pieces is not None and pieces.close():
@@ -180,16 +190,17 @@ def _printer(console: Console, pieces: _Pieces | None = None) -> Callable[[Event
             who = entry.source + (f" {entry.name}" if entry.name else "")
             status = "" if entry.ok is None else (" ok" if entry.ok else " failed")
             colour = colours.get(entry.source, "white")
-            console.print(f"[{colour}]{escape(who)}{status}:[/] {escape(entry.content)}")
+            console.print(Text.assemble(inert_text(f"{who}{status}:", colour, one_line=True), " ",
+                                        inert_text(entry.content)))
             if (picked := Picked.from_entry(entry)) is not None and picked.candidates:
-                console.print(f"[dim]   {escape(_picked_line(picked))}[/]")
+                console.print(inert_text(f"   {_picked_line(picked)}", "dim"))
         elif kind == "speaker_selected":
-            console.print(f"[magenta]-> speaker {event.role} ({event.how})[/]")  # type: ignore[union-attr]
+            console.print(inert_text(f"-> speaker {event.role} ({event.how})", "magenta"))  # type: ignore[union-attr]
         elif kind == "transition_taken":
-            console.print(f"[dim]=> {event.target}: {escape(event.reason)}[/]")  # type: ignore[union-attr]
+            console.print(inert_text(f"=> {event.target}: {event.reason}", "dim"))  # type: ignore[union-attr]
         elif kind == "budget_hit":
             said = refused_by_limit([event.to_dict()]) or f"{event.limit} {event.used}/{event.allowed} in {event.state}"  # type: ignore[union-attr]
-            console.print(f"[red]limit reached: {escape(said)}[/]")
+            console.print(inert_text(f"limit reached: {said}", "red"))
 
     return show
 
@@ -207,26 +218,27 @@ def _picked_line(picked: Picked) -> str:
 
 
 def _print_usage(console: Console, result: RunResult) -> None:
-    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
+
 
     table = Table(title="Usage")
     for column in ("state", "LLM calls", "prompt tokens", "completion tokens"):
         table.add_column(column, justify="left" if column == "state" else "right")
     for state, usage in result.usage_by_state.items():
-        table.add_row(state, str(usage.calls), str(usage.prompt_tokens), str(usage.completion_tokens))
+        table.add_row(inert_text(state, limit=CELL_LIMIT, one_line=True), str(usage.calls), str(usage.prompt_tokens),
+                      str(usage.completion_tokens))
     u = result.usage
     table.add_row("[bold]run[/]", str(u.calls), str(u.prompt_tokens), str(u.completion_tokens))
     console.print(table)
     cost = "unknown" if result.cost is None else f"${result.cost:.4f}"
     if result.vars is not None:
-        console.print(f"vars: {escape(repr(result.vars))}", highlight=False)
+        console.print(inert_text(f"vars: {result.vars!r}"))
     colour = "green" if result.ok else "red"
-    console.print(
-        f"[{colour}]exit: {result.exit_state} ({result.exit_reason.value})[/] after {result.turns} turns; cost {cost}"
-    )
+    console.print(Text.assemble(inert_text(f"exit: {result.exit_state} ({result.exit_reason.value})", colour),
+                                f" after {result.turns} turns; cost {cost}"))
     if result.error is not None:
-        console.print(f"[red]error: {type(result.error).__name__}: {result.error}[/]")
+        console.print(inert_text(f"error: {type(result.error).__name__}: {result.error}", "red"))
 
 
 PAUSED_EXIT = 3  # the run waits for a person: continue with --resume --input TEXT
@@ -282,7 +294,7 @@ def _answer_pause(console: Console, result: RunResult, flow: Flow, store: Checkp
                   **running: Any) -> RunResult:
     """Ask the person at the terminal while the thread is paused (nobody there: leave it paused)."""
     while result.exit_reason.value == "paused" and at_terminal():
-        console.print(f"[magenta]{thread} is paused: {result.pending}[/]")
+        console.print(inert_text(f"{thread} is paused: {result.pending}", "magenta"))
         answer = typer.prompt("answer")
         result = flow.resume_sync(thread, checkpointer=store, input=answer, **running)
     return result
@@ -295,7 +307,7 @@ def run_command(
     model: str | None = typer.Option(None, "--model", "-m", help="Model name, as for statebound eval (default: $STATEBOUND_MODEL, the config file's model, smollm2)."),
     model_option: list[str] = typer.Option([], "--model-option", help="Option for the model, key=value; repeatable."),
     trace: Path | None = typer.Option(None, "--trace", help="Write every event to this JSONL file."),
-    max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="Override the flow's turn limit."),
+    max_turns: int | None = typer.Option(None, "--max-turns", min=1, max=MAX_INT, help="Override the flow's turn limit."),
     store_path: str | None = typer.Option(None, "--store", help="Store the run as a thread: a SQLite file or a postgresql:// URL."),
     thread: str | None = typer.Option(None, "--thread", help="The thread's name in --store."),
     resume: bool = typer.Option(False, "--resume", help="Continue the stored --thread from its last checkpoint."),
@@ -346,7 +358,7 @@ def run_command(
                 assert store is not None and thread is not None  # _check_thread_options
                 _check_resumable(store, thread, f"statebound run {flow_ref} --store {store_path} --thread {thread}",
                                  llm, switch_model)
-                console.print(f"[dim]{thread}: continuing from its last checkpoint in {store.where}[/]")
+                console.print(inert_text(f"{thread}: continuing from its last checkpoint in {store.where}", "dim"))
                 result = flow.resume_sync(thread, checkpointer=store, input=answer, **running)
             else:
                 result = _start(flow, task, flow_ref, store, thread, **running)
@@ -359,15 +371,14 @@ def run_command(
                 store.close()
     _print_usage(console, result)
     if trace is not None:
-        console.print(f"trace written to {trace}")
+        console.print(inert_text(f"trace written to {trace}"))
     if result.exit_reason.value == "paused":
         from statebound.flow.live.hints import run_on_command
 
-        console.print(f"[magenta]paused: {result.pending}[/]")
+        console.print(inert_text(f"paused: {result.pending}", "magenta"))
         if thread is not None and store_path is not None and flow.origin is not None:
             command = run_on_command(flow.origin, store_path, thread, paused=True, model=llm.model)
-            console.print(f"answer with: {command}",
-                          markup=False, highlight=False, soft_wrap=True)
+            console.print(inert_text(f"answer with: {command}", one_line=True), soft_wrap=True)
         raise typer.Exit(code=PAUSED_EXIT)
     if not result.ok:
         raise typer.Exit(code=1)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from statebound.cli.app import app
+from statebound.web.forms import MAX_INT
 
 if TYPE_CHECKING:
     from statebound.bench.plan import EpisodeKey
@@ -19,14 +20,16 @@ def show_command(
     task: str = typer.Option(..., "--task", "-t", help="Task id."),
     agent: str | None = typer.Option(None, "--agent", "-a", help="Only this agent."),
     model: str | None = typer.Option(None, "--model", "-m", help="Only this model."),
-    seed: int | None = typer.Option(None, "--seed", help="Only this seed."),
+    seed: int | None = typer.Option(None, "--seed", min=-MAX_INT - 1, max=MAX_INT, help="Only this seed."),
 ) -> None:
     """Print the trajectories of TASK in RUN_DIR (every agent/model/seed unless narrowed), state by state: each model reply, the action as the environment ran it (SQL, command, game command) and its observation, and each choice a choice state made; then the task's gold, the expected and obtained result and the reward. Lines fit the terminal's width.
 
     Example: statebound show runs/sql --task 7 --agent stateflow"""
     from statebound.bench.store import RunStore
+    from statebound.cli.errors import fail
     from statebound.errors import StateboundError
     from statebound.report.episode_detail import reference_for
+    from statebound.report.inert import inert
     from statebound.report.show import render_episode
 
     try:
@@ -35,13 +38,12 @@ def show_command(
             config = store.config()
             stored = store.finished() if not episodes else set()
     except StateboundError as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from None
+        fail(str(exc))
     if not episodes:
         asked = "".join(f" {flag} {value}" for flag, value in (("--agent", agent), ("--model", model), ("--seed", seed))
                         if value is not None)
-        typer.secho(f"error: no stored episode of task {task!r}{asked} in {run_dir}; {_what_is_stored(stored, task)}",
-                    fg=typer.colors.RED, err=True)
+        message = f"no stored episode of task {task!r}{asked} in {run_dir}; {_what_is_stored(stored, task)}"
+        typer.secho(f"error: {inert(message, one_line=True)}", fg=typer.colors.RED, err=True)
         raise typer.Exit(1)
     reference = reference_for(config.benchmark, config.benchmark_options, task) if config is not None else None
     for episode in episodes:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from statebound.bench.plan import RunConfig
     from statebound.contract.benchmark import EpisodeLimits
 
-__all__ = ["describe", "stored_config", "stored_models"]
+__all__ = ["describe", "locate_stored_files", "stored_config", "stored_models"]
 
 
 def stored_config(run_dir: Path) -> RunConfig | None:
@@ -28,6 +28,17 @@ def stored_config(run_dir: Path) -> RunConfig | None:
         return None
     with RunStore(run_dir, read_only=True) as store:
         return store.config()
+
+
+def locate_stored_files(run_dir: Path) -> list[str]:
+    """Load the stored run's user files (``path.py:name``) from where they are now, from any
+    directory; the lines saying which files that is (none: no user file)."""
+    from statebound.bench.run_files import locate_files
+    from statebound.bench.store import RunStore
+
+    with RunStore(run_dir, read_only=True) as store:
+        files = store.files()
+    return locate_files(files, run_dir)
 
 
 def stored_models(stored: RunConfig, options: Mapping[str, Any]) -> list[ModelSpec]:

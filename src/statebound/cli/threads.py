@@ -13,10 +13,13 @@ import typer
 
 from statebound.cli.app import app
 from statebound.cli.errors import one_line_errors
+from statebound.report.inert import CELL_LIMIT, inert, inert_text
+from statebound.web.forms import MAX_INT
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from rich.table import Table
+    from rich.text import Text
 
     from statebound.flow.history import Entry
     from statebound.flow.live import Checkpointer
@@ -25,8 +28,13 @@ __all__ = ["threads_command"]
 
 
 def _clip(text: str, width: int = 60) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(text[: width * 4].split())  # the rest would be cut anyway
     return flat if len(flat) <= width else flat[: width - 3] + "..."
+
+
+def _cells(*values: str) -> list[Text]:
+    """Text from the store as table cells: never read as markup, control characters escaped."""
+    return [inert_text(value, limit=CELL_LIMIT, one_line=True) for value in values]
 
 
 def _when(stamp: float) -> str:
@@ -57,15 +65,16 @@ def _thread_table(store: Checkpointer, width: int) -> RenderableType:
     columns["updated"] = [_when(info.updated) for info in threads]
 
     def table(shown: dict[str, list[str]], task_width: int = 0) -> Table:
-        made = Table(title=f"Threads in {store.where}", box=box.SIMPLE_HEAD, collapse_padding=True)
+        made = Table(title=inert_text(f"Threads in {store.where}", limit=CELL_LIMIT, one_line=True),
+                     box=box.SIMPLE_HEAD, collapse_padding=True)
         for header, cells in shown.items():
             made.add_column(header, justify="right" if header in ("turn", "checkpoints") else "left", no_wrap=True,
                             min_width=max(map(len, [header, *cells])))
         if task_width:
             made.add_column("task", no_wrap=True, overflow="ellipsis", width=task_width)
         for index, info in enumerate(threads):
-            made.add_row(*(cells[index] for cells in shown.values()),
-                         *([_clip(info.task, 200)] if task_width else []))
+            made.add_row(*_cells(*(cells[index] for cells in shown.values()),
+                                 *([_clip(info.task, 200)] if task_width else [])))
         return made
 
     def room(shown: dict[str, list[str]]) -> int:
@@ -77,23 +86,24 @@ def _thread_table(store: Checkpointer, width: int) -> RenderableType:
     left = room(columns)
     if left >= 12:
         return table(columns, min(left, max([len(_clip(i.task, 200)) for i in threads] + [4])))
-    tasks = [Text(f"{info.thread}: {_clip(info.task, 200)}", no_wrap=True, overflow="ellipsis") for info in threads]
+    tasks = [inert_text(f"{info.thread}: {_clip(info.task, 200)}", limit=CELL_LIMIT, one_line=True) for info in threads]
     return Group(table(columns), Text("tasks:", style="bold"), *tasks)
 
 
 def _checkpoint_table(store: Checkpointer, thread: str) -> Table:
     from rich.table import Table
 
-    table = Table(title=f"Checkpoints of {thread} (a new thread from one: statebound threads {store.where} "
-                        f"{thread} --fork SEQ [--edit INDEX TEXT])",
+    table = Table(title=inert_text(f"Checkpoints of {thread} (a new thread from one: statebound threads {store.where} "
+                                   f"{thread} --fork SEQ [--edit INDEX TEXT])", limit=CELL_LIMIT, one_line=True),
                   caption="stored by: the thread that stored the checkpoint, when it is not this one (a fork's "
                           "first checkpoints are its parent's)")
     for column in ("seq", "kind", "state", "turn", "status", "stored by", "added (#history index)"):
         table.add_column(column, justify="right" if column in ("seq", "turn") else "left")
     entries = 0
     for point in store.checkpoints(thread):
-        table.add_row(str(point.seq), point.kind, point.state, str(point.turn), point.status,
-                      "" if point.thread == thread else point.thread, _added(point.added, entries))
+        table.add_row(*_cells(str(point.seq), point.kind, point.state, str(point.turn), point.status,
+                              "" if point.thread == thread else point.thread),
+                      inert_text(_added(point.added, entries), one_line=True))  # short words: no cut
         entries += len(point.added)
     return table
 
@@ -123,7 +133,7 @@ def _fork(store_path: str, thread: str, at: int, edit: tuple[int, str] | None, n
 def threads_command(
     store_path: str = typer.Argument(..., metavar="STORE", help="A SQLite file or a postgresql:// URL."),
     thread: str | None = typer.Argument(None, help="Show this thread's checkpoints."),
-    fork: int | None = typer.Option(None, "--fork", metavar="SEQ", min=0, help="Start a new thread from THREAD's checkpoint SEQ; prints the command that runs it on."),
+    fork: int | None = typer.Option(None, "--fork", metavar="SEQ", min=0, max=MAX_INT, help="Start a new thread from THREAD's checkpoint SEQ; prints the command that runs it on."),
     edit: tuple[int, str] | None = typer.Option(None, "--edit", metavar="INDEX TEXT", help="With --fork: give history entry INDEX (the #index the checkpoints show) the text TEXT, e.g. an edited model reply."),
     name: str | None = typer.Option(None, "--name", help="With --fork: the new thread's name (default THREAD-at-SEQ)."),
     sets: list[str] = typer.Option([], "--set", metavar="FIELD=JSON", help="With --fork: set a flow variable in the new thread (JSON, or a bare text for a string); checked against the variables' type; repeatable."),
@@ -150,10 +160,12 @@ def threads_command(
         if fork is None and (edit is not None or name is not None or sets):
             flag = "--edit" if edit is not None else "--name" if name is not None else "--set"
             raise CheckpointError(f"{flag} goes with --fork SEQ (statebound threads {store_path} THREAD --fork SEQ)")
+        if edit is not None and not 0 <= edit[0] <= MAX_INT:
+            raise CheckpointError(f"--edit INDEX must be a history index from 0 to {MAX_INT}, not {edit[0]}")
         if fork is not None:
             if thread is None:
                 raise CheckpointError(f"--fork needs the THREAD to fork: statebound threads {store_path} THREAD --fork {fork}")
-            typer.echo(_fork(store_path, thread, fork, edit, name, sets))
+            typer.echo(inert(_fork(store_path, thread, fork, edit, name, sets)))
             return
         with open_checkpointer(store_path, read_only=True) as store:
             if thread is not None and store.record(thread) is None:

@@ -88,9 +88,10 @@ class Reference:
 
 
 class BenchmarkOptions(BaseModel):
-    """Base of a benchmark's options: frozen, and unknown keys are an error."""
+    """Base of a benchmark's options: frozen, unknown keys are an error, and so is a number that is
+    not finite (each size declares its own bounds)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class FormatOptions(BenchmarkOptions):

@@ -22,7 +22,7 @@ import re
 import warnings
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from statebound.errors import (
@@ -50,7 +50,7 @@ from statebound.llm.connection_faults import connection_fault
 from statebound.llm.json_schema import GRAMMAR_SCHEMAS, check_enforceable, grammar_for
 from statebound.llm.retry import Fault, RetryPolicy, call_with_retries, parse_retry_after
 from statebound.llm.scoring import most_likely
-from statebound.llm.secrets import display_url, url_password
+from statebound.llm.secrets import display_url, redact, url_password
 from statebound.llm.streaming import TokenSink, token_sink
 from statebound.llm.testing import apply_stop
 from statebound.llm.tool_grammar import tool_call_request, with_tool_calls
@@ -479,9 +479,20 @@ class OpenAICompatLLM:
         body = self._body(request, n)
         sink = token_sink() if n == 1 and not request.tools and not (request.logprobs or request.top_logprobs) else None
         if sink is not None:
-            return _parse(await self._streamed(client, path, body, sink), request)
-        raw = await client.post(path, body=body, cast_to=bytes)
-        return _parse(raw, request)
+            choices, usage = _parse(await self._streamed(client, path, body, sink), request)
+        else:
+            choices, usage = _parse(await client.post(path, body=body, cast_to=bytes), request)
+        return [self._unechoed(choice) for choice in choices], usage
+
+    def _unechoed(self, choice: Choice) -> Choice:
+        """``choice`` with the backend's secrets masked by value, as in an error body: a server may
+        echo the key in a reply it answers successfully, which is then stored and printed."""
+        secrets = (self.settings.api_key, url_password(self.settings.base_url))
+        text = redact(choice.text, *secrets)
+        calls = tuple(replace(call, arguments=redact(call.arguments, *secrets)) for call in choice.tool_calls)
+        if text == choice.text and calls == choice.tool_calls:
+            return choice  # as built (a reply cut to its bound keeps its note)
+        return replace(choice, text=text, tool_calls=calls)
 
     async def _streamed(self, client: AsyncOpenAI, path: str, body: dict[str, Any], sink: TokenSink) -> bytes:
         """The reply by server-sent events, each piece handed to ``sink``, gathered into the body an

@@ -28,16 +28,18 @@ def finish_run(
     informative_progress: Callable[[str, int, int], None] | None = None,
     view_url: str | None = None,
 ) -> tuple[Report, list[Path]]:
-    """Export each run (``results.jsonl``, trajectories), then write the report and plots to
-    ``out_dir``; ``shared_tasks``: report only the tasks every run has (:func:`on_shared_tasks`);
+    """Export the run whose directory is ``out_dir`` (``results.jsonl``, trajectories; nothing is
+    written into a run's directory when the report goes elsewhere), then write the report and
+    plots to ``out_dir``; ``shared_tasks``: report only the tasks every run has (:func:`on_shared_tasks`);
     ``informative``: work out which tasks are informative for runs stored before their benchmark
     marked them (:func:`~statebound.report.informative.fill_informative`, followed by
     ``informative_progress``); ``view_url``: where ``report.html``'s episode links point
     (``statebound view`` on its default port when not given)."""
     files = []
-    for run_dir in run_dirs:
-        with RunStore(run_dir, read_only=True) as store:
-            files.append(export_run(store))
+    for run_dir in run_dirs:  # a run's own exports, when the report goes into its directory
+        if Path(run_dir).resolve() == Path(out_dir).resolve():
+            with RunStore(run_dir, read_only=True) as store:
+                files.append(export_run(store))
     runs = load_runs(run_dirs, with_trajectories=True)  # plots and the repeated-replies table
     if shared_tasks:
         runs = on_shared_tasks(runs)

@@ -12,6 +12,7 @@ from typing import Any
 from statebound.contract.result import CALLS_KEY, VARS_KEY, EpisodeResult
 from statebound.flow.events import refused_by_limit
 from statebound.report.episode_detail import Reference, best_first, obtained, steps
+from statebound.report.inert import CELL_LIMIT, inert_text
 from statebound.report.metrics import group_label
 
 __all__ = ["choice_lines", "outcome_lines", "render_episode"]
@@ -22,7 +23,7 @@ _CANDIDATE_CHARS = 100
 
 
 def _clip(text: str) -> str:
-    flat = " ".join(str(text).split())
+    flat = " ".join(str(text)[: _CANDIDATE_CHARS * 4].split())
     return flat if len(flat) <= _CANDIDATE_CHARS else flat[: _CANDIDATE_CHARS - 3] + "..."
 
 
@@ -85,13 +86,13 @@ def render_episode(result: EpisodeResult, *, console: Any = None, max_chars: int
     console = console or Console(width=shutil.get_terminal_size().columns)
     outcome = "success" if result.success else "failure"
     refused = refused_by_limit(result.events)
-    console.rule(
-        f"[bold]{result.task}[/] - {group_label({'agent': result.agent, 'model': result.model})} "
+    console.rule(inert_text(
+        f"{result.task} - {group_label({'agent': result.agent, 'model': result.model})} "
         f"seed {result.seed}: {outcome}, reward {result.reward:g}, {result.turns} turns, "
-        f"exit {result.exit_state} ({result.exit_reason.value}{'; ' + refused if refused else ''})"
-    )
+        f"exit {result.exit_state} ({result.exit_reason.value}{'; ' + refused if refused else ''})",
+        "bold", limit=CELL_LIMIT, one_line=True))
     if result.error:
-        console.print(f"[red]crashed: {result.error}[/]")
+        console.print(inert_text(f"crashed: {result.error}", "red", limit=max_chars))
     visits: list[tuple[str | None, list[Any]]] = []
     for step in steps(result):
         if not visits or visits[-1][0] != step.state:
@@ -100,18 +101,18 @@ def render_episode(result: EpisodeResult, *, console: Any = None, max_chars: int
     for number, (state, taken) in enumerate(visits, start=1):
         lines = []
         for step in taken:
-            content = step.content
-            if len(content) > max_chars:
-                content = content[:max_chars] + f" ... [{len(content) - max_chars} more characters]"
             usage = ""
             if step.prompt_tokens is not None or step.completion_tokens is not None:
                 usage = f"  ({step.prompt_tokens or 0} prompt + {step.completion_tokens or 0} completion tokens)"
-            lines.append(Text(f"{step.role}{usage}", style=f"bold {_ROLE_STYLE.get(step.role, 'white')}"))
+            lines.append(inert_text(f"{step.role}{usage}", f"bold {_ROLE_STYLE.get(step.role, 'white')}", one_line=True,
+                                    limit=CELL_LIMIT))
             if step.action is not None:
-                lines.append(Text.assemble(("ran: ", "bold"), step.action))
-            lines.append(Text(content))
+                lines.append(Text.assemble(("ran: ", "bold"), inert_text(step.action, limit=max_chars)))
+            lines.append(inert_text(step.content, limit=max_chars))
             if step.choice is not None:
-                lines.append(Text("\n".join(choice_lines(step.choice)), style="magenta"))
-        console.print(Panel(Group(*lines), title=f"{number}. {state or '(no state)'}", title_align="left"))
-    summary = [Text.assemble((f"{label}: ", "bold"), text) for label, text in outcome_lines(result, reference)]
+                lines.append(inert_text("\n".join(choice_lines(step.choice)), "magenta"))
+        title = inert_text(f"{number}. {state or '(no state)'}", limit=CELL_LIMIT, one_line=True)
+        console.print(Panel(Group(*lines), title=title, title_align="left"))
+    summary = [Text.assemble((f"{label}: ", "bold"), inert_text(text, limit=max_chars))
+               for label, text in outcome_lines(result, reference)]
     console.print(Panel(Group(*summary), title="outcome", title_align="left"))

@@ -18,8 +18,9 @@ from typing import Any
 from statebound.bench.declared_columns import breakdown_orders, report_columns
 from statebound.bench.plan import RunConfig
 from statebound.bench.registry import did_you_mean
+from statebound.bench.run_files import Declared
 from statebound.bench.store import RunStore
-from statebound.contract.columns import CHOICES, INFORMATIVE_SUCCESS, MetaColumn
+from statebound.contract.columns import CHOICES, INFORMATIVE_SUCCESS, MetaColumn, merge_columns
 from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError, StateboundError
 from statebound.exits import ExitReason
@@ -54,6 +55,7 @@ class LoadedRun:
     directory: Path
     config: RunConfig | None
     results: list[EpisodeResult]
+    declared: Declared | None = None  # what a user's benchmark declares, stored with the run
 
 
 def load_runs(directories: Sequence[str | Path], *, with_trajectories: bool = False) -> list[LoadedRun]:
@@ -64,6 +66,7 @@ def load_runs(directories: Sequence[str | Path], *, with_trajectories: bool = Fa
     for directory in map(Path, directories):
         with RunStore(directory, read_only=True) as store:
             config, results = store.config(), store.results(with_trajectories=with_trajectories)
+            declared = store.declared()
         label = directory.resolve().name
         while label in used:
             label += "'"
@@ -72,7 +75,7 @@ def load_runs(directories: Sequence[str | Path], *, with_trajectories: bool = Fa
             result.meta["run"] = label
             if with_trajectories:
                 result.meta.setdefault(CHOICES.key, choices_made(result.trajectory))
-        runs.append(LoadedRun(label, directory, config, results))
+        runs.append(LoadedRun(label, directory, config, results, declared))
     return runs
 
 
@@ -215,12 +218,14 @@ def build_report(
     joins them when some episode made a choice. A ``breakdown_keys`` entry no episode has is an error."""
     results = [r for run in runs for r in run.results]
     benchmarks = [run.config.benchmark for run in runs if run.config is not None]
+    stored = [run.declared for run in runs if run.declared is not None]  # user files' benchmarks
     if columns is None:
-        columns = report_columns(benchmarks)
+        columns = merge_columns([report_columns(benchmarks), *(declared.report_columns for declared in stored)])
     columns = _with_choices(columns, results)
     keys: tuple[str, ...] = (("run",) if _run_tells_apart(runs) else ()) + ("agent", "model")
     main = summarize(results, by=keys, columns=columns)
-    orders = breakdown_orders(benchmarks)
+    orders = {**{key: values for declared in reversed(stored) for key, values in declared.breakdown_order.items()},
+              **breakdown_orders(benchmarks)}
     breakdowns = {
         key: _in_order(summarize(results, by=keys + (key,), columns=columns), keys, key, orders.get(key, ()))
         for key in _breakdown_keys(results, breakdown_keys)
@@ -300,12 +305,13 @@ def print_report(report: Report, *, console: Any = None, wide: bool = False, exp
     when ``explain``, else one line saying where it is written (``written_to``: the report's folder)."""
     from rich.console import Console
 
+    from statebound.report.inert import inert
     from statebound.report.terminal import print_glossary, print_sections
 
     console = console or Console()
     shown = sections(report)
     if not console.is_terminal:
-        console.out(grid.to_markdown(shown, with_glossary=explain), highlight=False)
+        console.out(inert(grid.to_markdown(shown, with_glossary=explain), fold=None), highlight=False)
     else:
         print_sections(shown, console=console, wide=wide)
         if explain:

@@ -1,4 +1,5 @@
-"""Tables in the terminal that fit its width, without cutting a number or a name.
+"""Tables in the terminal that fit its width, without cutting a number or a name (text from a store
+is printed inert: never read as markup, control characters escaped, a cell past 300 characters cut).
 
 A key column holding one value in every row (one model, one benchmark) leaves the table for its
 title (:func:`~statebound.report.grid.lift_constant_keys`). Headers wrap between words. When the columns still do not fit, the table is split: each part
@@ -10,16 +11,18 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from statebound.report.grid import Section, glossary, lift_constant_keys
+from statebound.report.inert import CELL_LIMIT, inert
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-__all__ = ["fit", "natural_width", "print_glossary", "print_sections", "rich_table"]
+__all__ = ["fit", "inert_section", "natural_width", "print_glossary", "print_sections", "rich_table"]
 
 def _cell_width(section: Section, index: int) -> int:
     from rich.cells import cell_len
@@ -40,17 +43,28 @@ def rich_table(section: Section) -> Table:
     """``section`` as a rich table without its title: cells never wrap, headers wrap between words."""
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, collapse_padding=True, padding=(0, 1))
     for index, column in enumerate(section.columns):
-        table.add_column(_header(section, index), justify="left" if column.key else "right",
+        table.add_column(Text(_header(section, index)), justify="left" if column.key else "right",
                          no_wrap=True, overflow="fold")
     for row in section.rows:
-        table.add_row(*row)
+        table.add_row(*map(Text, row))  # never read as markup
     if section.footer is not None:
         table.add_section()
-        table.add_row(*section.footer, style="bold")
+        table.add_row(*map(Text, section.footer), style="bold")
     return table
+
+
+def inert_section(section: Section) -> Section:
+    """``section`` with its title and cells as :func:`~statebound.report.inert.inert` makes text
+    from a store: on one line, control characters escaped, a cell past ``CELL_LIMIT`` cut."""
+    def cells(row: Sequence[str]) -> tuple[str, ...]:
+        return tuple(inert(cell, limit=CELL_LIMIT, one_line=True) for cell in row)
+
+    return replace(section, title=inert(section.title, limit=CELL_LIMIT, one_line=True),
+                   rows=tuple(map(cells, section.rows)), footer=None if section.footer is None else cells(section.footer))
 
 
 def natural_width(section: Section) -> int:
@@ -96,7 +110,7 @@ def print_sections(sections: Iterable[Section], *, console: Console | None = Non
 
     console = console or Console()
     for section in sections:
-        shown, lifted = lift_constant_keys(section)
+        shown, lifted = lift_constant_keys(inert_section(section))
         console.print(_title(shown.title, lifted))
         if wide:
             console.print(rich_table(shown), width=max(console.width, natural_width(shown)), crop=False)

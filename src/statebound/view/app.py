@@ -6,11 +6,13 @@ write is a fork of a thread (a form's POST, refused from other sites' pages)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import escape
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -24,6 +26,8 @@ from statebound.view import runs as run_data
 from statebound.view.episode import episode_page
 from statebound.view.sources import Sources
 from statebound.view.threads import read_thread, read_threads
+from statebound.web.forms import MAX_INT, FormError, form_int, parse_form
+from statebound.web.guard import foreign_origin
 
 __all__ = ["build_app"]
 
@@ -93,9 +97,8 @@ class _Pages:
         return self.render("search.html", status=400 if problem else 200, text=text, run=run, hits=hits,
                            problem=problem, limit=run_data.SEARCH_LIMIT)
 
-    def _episode(self, path: Path, task: str, agent: str, model: str | None, seed: str | None) -> Any:
-        number = int(seed) if seed is not None and seed.lstrip("-").isdigit() else None
-        result = run_data.episode(path, task=task, agent=agent, model=model or None, seed=number)
+    def _episode(self, path: Path, task: str, agent: str, model: str | None, seed: int | None) -> Any:
+        result = run_data.episode(path, task=task, agent=agent, model=model or None, seed=seed)
         return None if result is None else episode_page(result, run_data.read_config(path))
 
     def episode(self, request: Request) -> HTMLResponse:
@@ -104,7 +107,7 @@ class _Pages:
         name, path = found
         query = request.query_params
         task, agent = query.get("task", ""), query.get("agent", "")
-        page = self._episode(path, task, agent, query.get("model"), query.get("seed"))
+        page = self._episode(path, task, agent, query.get("model"), _seed(query))
         if page is None:
             return self.missing(f"run {name} has no episode of task {task!r} by agent {agent!r}")
         others = [a for a in run_data.read_run(path).agents if a != agent]
@@ -119,7 +122,7 @@ class _Pages:
         sides = []
         for key in ("a", "b"):
             agent = query.get(key, "")
-            page = self._episode(path, task, agent, query.get("model"), query.get("seed"))
+            page = self._episode(path, task, agent, query.get("model"), _seed(query))
             if page is None:
                 return self.missing(f"run {name} has no episode of task {task!r} by agent {agent!r}")
             sides.append(page)
@@ -143,19 +146,21 @@ class _Pages:
     async def fork(self, request: Request) -> Response:
         """A new thread from the form's checkpoint (``seq``; ``edit_index`` and ``edit_text`` to
         rewrite a history entry; ``set``: flow variables, a FIELD=JSON per line; ``name``), then
-        its page; posts from other sites are refused."""
-        if not _same_origin(request):
-            return HTMLResponse("forks are made from the viewer's own pages", status_code=403)
+        its page; posts from other sites are refused, and a form that cannot be read is a 400
+        saying why."""
+        if (why := foreign_origin(request.headers)) is not None:
+            return HTMLResponse(f"forks are made from the viewer's own pages ({escape(why)})", status_code=403)
         store, thread = request.path_params["store"], request.path_params["thread"]
         if (path := self.sources.stores.get(store)) is None:
             return self.missing(f"no live-flow store {store!r} here")
-        form = {key: values[0].strip() for key, values in parse_qs((await request.body()).decode()).items()}
         try:
-            at = int(form.get("seq", ""))
-            index = form.get("edit_index", "")
-            edit = (int(index), form.get("edit_text", "")) if index else None
-        except ValueError:
-            return self.thread(request, problem="give the checkpoint's number (and the entry's #index to edit one)")
+            form = parse_form(await request.body(), fields=_FORK_FIELDS)
+            at = form_int(form, "seq", what="the checkpoint's number")
+            index = form_int(form, "edit_index", what="the #index of the entry to edit", required=False)
+        except FormError as error:
+            return self.thread(request, problem=str(error))
+        assert at is not None  # required
+        edit = (index, form.get("edit_text", "")) if index is not None else None
         try:
             sets = parse_sets([line for line in form.get("set", "").splitlines() if line.strip()])
             new = fork_thread(str(path), thread, at=at, edit=edit, name=form.get("name") or None, sets=sets)
@@ -164,17 +169,24 @@ class _Pages:
         return RedirectResponse(f"/store/{quote(store, safe='')}/thread/{quote(new, safe='')}", status_code=303)
 
 
-def _same_origin(request: Request) -> bool:
-    """Whether a post comes from the viewer's own pages (a browser names the page's origin)."""
-    origin = request.headers.get("origin")
-    return origin is None or urlsplit(origin).netloc == request.headers.get("host")
+_FORK_FIELDS = ("seq", "edit_index", "edit_text", "set", "name")
+
+
+def _seed(query: Mapping[str, str]) -> int | None:
+    """The ``seed`` a link asks for (none: the first stored); a 400 when it is not a seed."""
+    return form_int(query, "seed", low=-MAX_INT - 1, required=False)
+
+
+async def _bad_request(request: Request, error: Exception) -> HTMLResponse:
+    """A value in the URL that cannot be used: 400 with the reason."""
+    return HTMLResponse(f"bad request: {escape(str(error))}", status_code=400)
 
 
 def build_app(sources: Sources) -> Starlette:
     """The viewer's application over ``sources``."""
     pages = _Pages(sources)
     static = Path(__file__).parent / "static"
-    return Starlette(routes=[
+    return Starlette(exception_handlers={FormError: _bad_request}, routes=[
         Route("/", pages.index),
         Route("/run/{run}", pages.run),
         Route("/run/{run}/episode", pages.episode),

@@ -13,5 +13,5 @@ __all__ = ["BashOptions"]
 
 class BashOptions(FormatOptions, ChoiceOptions):
     replay: str | None = Field(None, description="recorded actions (JSONL) for the replay oracle")
-    observation_chars: int = Field(350, ge=1, description="what the model sees of one output")
-    reply_tokens: int = Field(256, ge=1, description="max_tokens of each model call")
+    observation_chars: int = Field(350, ge=1, le=10_000_000, description="what the model sees of one output")
+    reply_tokens: int = Field(256, ge=1, le=1_000_000, description="max_tokens of each model call")

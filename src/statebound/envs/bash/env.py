@@ -14,10 +14,24 @@ from statebound.envs.intercode_tally import ActionTally
 from statebound.envs.observation import DEFAULT_MAX_OBSERVATION_CHARS, bound_observation
 from statebound.errors import DefinitionError
 
-__all__ = ["TIMEOUT_OBSERVATION", "BashEnv"]
+__all__ = ["TIMEOUT_OBSERVATION", "BashEnv", "unrunnable"]
 
 TIMEOUT_OBSERVATION = "Command timed out"  # upstream's observation for a command past the limit
 OBSERVATION_CHARS = 350  # what the StateFlow/InterCode runners show the model of one output
+
+
+def unrunnable(command: str) -> str | None:
+    """Why ``command`` cannot be handed to a shell (an invalid action), or ``None``: a NUL byte ends
+    a command line's string before it is run, and text that is not UTF-8 (a lone surrogate) cannot
+    be written as bytes at all."""
+    if "\x00" in command:
+        return "Error executing command: it contains a NUL byte (\\x00), which no shell command can hold; nothing ran"
+    try:
+        command.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as error:
+        return (f"Error executing command: character {error.object[error.start]!r} at {error.start} is not text a "
+                "shell can take; nothing ran")
+    return None
 
 
 def _observation(result: CommandResult) -> str:
@@ -78,11 +92,10 @@ class BashEnv:
         parsed = parse_action(action)
         if parsed.kind == "submit":
             return self._submit(by_agent=True)
-        if parsed.kind == "invalid":
+        refusal = INVALID_ACTION_OBSERVATION if parsed.kind == "invalid" else unrunnable(parsed.command)
+        if refusal is not None:
             self.tally.unparsable()
-            return StepResult(
-                observation=INVALID_ACTION_OBSERVATION, ok=False, info={"executed": False}
-            )
+            return StepResult(observation=refusal, ok=False, info={"executed": False})
         result = sandbox.run(parsed.command)
         self._score = None
         self.tally.command(ok=result.ok)

@@ -30,6 +30,10 @@ class Session(Protocol):
         :class:`~statebound.envs.sql.budget.Fetched` whose ``cut`` says so."""
         ...
 
+    def changes(self) -> int:
+        """How much the session's statements changed its database so far (0: nothing)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -40,5 +44,10 @@ class Backend(Protocol):
 
     def open_session(self, database: str, *, timeout_s: float,
                      budget: ResultBudget = DEFAULT_BUDGET) -> Session: ...
+
+    def pristine_session(self, database: str, *, timeout_s: float,
+                         budget: ResultBudget = DEFAULT_BUDGET) -> Session:
+        """A session on ``database`` as no episode changed it (for a gold query only)."""
+        ...
 
     def close(self) -> None: ...

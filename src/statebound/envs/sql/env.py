@@ -16,9 +16,10 @@ from statebound.envs.sql.reward import informative, sql_reward
 from statebound.envs.sql.tasks import SqlTask, load_tasks
 from statebound.errors import DefinitionError
 
-__all__ = ["ERROR_PREFIX", "SqlEnvironment", "open_backend"]
+__all__ = ["ERROR_PREFIX", "GoldOn", "SqlEnvironment", "open_backend"]
 
 ERROR_PREFIX = "Error executing query: "
+GoldOn = Literal["episode", "pristine"]
 
 
 def open_backend(kind: Literal["sqlite", "mysql"] | str = "sqlite", *,
@@ -52,13 +53,20 @@ class SqlEnvironment:
     rows); scoring uses the result as fetched. ``result_budget`` caps what is fetched (rows and
     bytes of rendered result; the defaults keep every gold result whole) and
     ``max_observation_chars`` caps every observation; both say so when they cut. After
-    ``max_turns`` actions the episode is submitted as it stands.
+    ``max_turns`` actions the episode is submitted as it stands. ``gold_on``: where the gold query
+    runs when the episode is graded: in the episode's own database as the agent left it
+    (``"episode"``, upstream's), or on an untouched copy (``"pristine"``); ``changed_data`` in the
+    score's metrics says whether the agent changed its database.
     """
 
     def __init__(self, *, backend: Backend | str = "sqlite", max_turns: int | None = 10,
                  max_obs_chars: int | None = 350, max_obs_rows: int | None = 25,
                  timeout_s: float = 10.0, result_budget: ResultBudget = DEFAULT_BUDGET,
-                 max_observation_chars: int | None = DEFAULT_MAX_OBSERVATION_CHARS) -> None:
+                 max_observation_chars: int | None = DEFAULT_MAX_OBSERVATION_CHARS,
+                 gold_on: GoldOn = "episode") -> None:
+        if gold_on not in ("episode", "pristine"):
+            raise DefinitionError(f"gold_on must be 'episode' or 'pristine', not {gold_on!r}")
+        self.gold_on = gold_on
         self._owns_backend = isinstance(backend, str)
         self.backend = open_backend(backend) if isinstance(backend, str) else backend
         self.max_turns = max_turns
@@ -139,11 +147,19 @@ class SqlEnvironment:
         return episode.score
 
     def _grade(self, episode: _Episode) -> Score:
-        """Upstream: the gold query runs now, in the episode's own (possibly changed) database."""
+        """Upstream: the gold query runs now, in the episode's own (possibly changed) database;
+        with ``gold_on="pristine"``, on an untouched copy of it."""
+        changed = episode.session.changes() > 0
+        pristine = self.gold_on == "pristine"
+        session = (self.backend.pristine_session(episode.task.db, timeout_s=self.timeout_s, budget=self.result_budget)
+                   if pristine else episode.session)
         try:
-            gold_rows: Rows | None = episode.session.execute(episode.task.gold) or []
+            gold_rows: Rows | None = session.execute(episode.task.gold) or []
         except QueryFailed:
             gold_rows = []
+        finally:
+            if pristine:
+                session.close()
         agent_rows = episode.last_result if isinstance(episode.last_result, list) else None
         reward = sql_reward(agent_rows, gold_rows)
         tally = episode.tally  # turns and error rate as StateFlow's Table 1 counts them
@@ -154,6 +170,7 @@ class SqlEnvironment:
             "failed": float(tally.failed),
             "invalid_actions": float(tally.invalid),
             "gold_informative": float(informative(gold_rows)),
+            "changed_data": float(changed),
         }
         return Score(reward=reward, success=reward == 1, metrics=metrics)
 

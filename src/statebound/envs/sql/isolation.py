@@ -192,6 +192,10 @@ MYSQL_REFUSED_PHRASES: Mapping[str, tuple[re.Pattern[str], str]] = MappingProxyT
     "ROLLBACK ... RELEASE": (
         re.compile(r"^\s*ROLLBACK\b.*\bRELEASE\b", re.IGNORECASE | re.DOTALL),
         "it closes the episode's connection"),
+    "GET_LOCK() and the other named-lock functions": (
+        re.compile(r"\b(?:GET_LOCK|RELEASE_LOCK|RELEASE_ALL_LOCKS|IS_FREE_LOCK|IS_USED_LOCK)\s*\(", re.IGNORECASE),
+        "their names are shared by every session on the server: they would show or hold other episodes' "
+        "workspaces"),
 })
 """Refused wherever they appear, so the agent reads why; the server refuses the file access too
 (no FILE privilege). A string literal holding these words is refused as well: no task needs one."""

@@ -82,6 +82,11 @@ class SqliteBackend:
         return SqliteSession(self.directory / f"{database}.sqlite", database, self._schema[database],
                              timeout_s, budget)
 
+    def pristine_session(self, database: str, *, timeout_s: float,
+                         budget: ResultBudget = DEFAULT_BUDGET) -> SqliteSession:
+        """Every session is an untouched copy here."""
+        return self.open_session(database, timeout_s=timeout_s, budget=budget)
+
     def close(self) -> None:
         return None
 
@@ -102,7 +107,15 @@ class SqliteSession:
             source.backup(self._conn)
         finally:
             source.close()
+        self._schema_text = self._schema_now()
         self._guard = confine_sqlite(self._conn)
+
+    def changes(self) -> int:
+        """Rows inserted, updated or deleted so far, plus one when a table was made, dropped or altered."""
+        return self._conn.total_changes + (self._schema_now() != self._schema_text)
+
+    def _schema_now(self) -> str:
+        return "\n".join(sql or "" for (sql,) in self._conn.execute("SELECT sql FROM sqlite_master ORDER BY name"))
 
     def execute(self, sql: str) -> Rows | None:
         emulated = self._emulate(sql)

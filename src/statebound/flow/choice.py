@@ -51,7 +51,6 @@ import hashlib
 import json
 import math
 import random
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +70,7 @@ from statebound.flow.context import RunContext
 from statebound.flow.history import Entry
 from statebound.flow.result import CallKind
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
+from statebound.llm.choice_grammar import choice_grammar, is_choice_grammar, offered
 from statebound.llm.scoring import Normalization, text_score
 
 __all__ = [
@@ -91,28 +91,6 @@ __all__ = [
 
 PromptFn = Callable[[RunContext], str | Sequence[Message]]
 Prompt = str | tuple[Message, ...]  # a text continued verbatim, or chat messages
-_GRAMMAR_HEAD = "root ::= "
-_LITERAL = r'"(?:[^"\\]|\\.)*"'
-_CHOICE_GRAMMAR = re.compile(re.escape(_GRAMMAR_HEAD) + f"{_LITERAL}(?: \\| {_LITERAL})*")
-
-
-def choice_grammar(candidates: Sequence[str]) -> str:
-    """A GBNF grammar whose only sentences are ``candidates``."""
-    if not candidates:
-        raise ValueError("a choice grammar needs at least one candidate")
-    return _GRAMMAR_HEAD + " | ".join(json.dumps(candidate) for candidate in candidates)
-
-
-def offered(grammar: str) -> list[str]:
-    """The candidates of a :func:`choice_grammar`, read back from its GBNF."""
-    if not grammar.startswith(_GRAMMAR_HEAD):
-        raise ValueError(f"not a choice grammar: {grammar[:60]!r}")
-    return [json.loads(literal) for literal in re.findall(_LITERAL, grammar)]
-
-
-def is_choice_grammar(grammar: str) -> bool:
-    """``grammar`` is exactly a :func:`choice_grammar` (one rule, an alternation of literals)."""
-    return _CHOICE_GRAMMAR.fullmatch(grammar) is not None
 
 
 def grammar_choice(name: str, grammar: str | None, reply: str) -> Picked | None:

@@ -87,6 +87,8 @@ class FaultServer:
     seen: list[dict[str, str]] = field(default_factory=list)  # lower-cased headers per request
     bodies: list[dict[str, object]] = field(default_factory=list)  # parsed JSON request bodies
     lifetime: float = 60.0
+    owned_by: str = "system"  # who /v1/models says owns the model (the profile probe reads it)
+    gets: dict[str, object] = field(default_factory=dict)  # other GET paths' JSON answers (a probe's)
 
     def play(self, *replies: Reply) -> None:
         self.script.clear()
@@ -101,9 +103,11 @@ class FaultServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def do_GET(self) -> None:  # the profile probe: a plain OpenAI listing, outside the script
-                body = json.dumps({"object": "list", "data": [{"id": "m", "object": "model", "owned_by": "system"}]})
-                self.send_response(200 if self.path.endswith("/models") else 404)
+            def do_GET(self) -> None:  # the profile probe: a model listing and ``gets``, outside the script
+                listing = {"object": "list", "data": [{"id": "m", "object": "model", "owned_by": owner.owned_by}]}
+                found = listing if self.path.endswith("/models") else owner.gets.get(self.path)
+                body = json.dumps(found if found is not None else {"detail": "Not Found"})
+                self.send_response(200 if found is not None else 404)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()

@@ -76,8 +76,10 @@ def gguf_template(path: str) -> ChatTemplate | None:
         raise UnsupportedFeature(f"reading the chat template of {path} needs llama-cpp-python ({reason}); "
                                  "give the template with --model-option chat_template=FILE")
     from llama_cpp import Llama
+    from llama_cpp._utils import suppress_stdout_stderr
 
-    vocab = Llama(model_path=path, vocab_only=True, verbose=False)
+    with suppress_stdout_stderr(disable=False):  # llama.cpp writes its own notes on stderr
+        vocab = Llama(model_path=path, vocab_only=True, verbose=False)
     try:
         template = vocab.metadata.get("tokenizer.chat_template")
         if not template:

@@ -346,6 +346,23 @@ class Pick:
     def label(self) -> str:
         return f"Pick({self.name}, {self.method})"
 
+    def check_model(self, llm: LLM | None, *, where: str) -> None:
+        """Refuse, before a run starts, a method the model (the Pick's own, else ``llm``) cannot
+        run: on chat messages for the history, on text for a string prompt; a prompt function's
+        shape shows only when it runs, so it is refused only where neither shape can be chosen."""
+        model = self.llm or llm
+        if model is None or self.method in ("random", "auto"):  # auto: any chooser, refused when it runs
+            return
+        shapes = [False] if isinstance(self.prompt, str) else [True] if self.prompt is None else [False, True]
+        errors = []
+        for chat in shapes:
+            try:
+                resolve(self.method, model.capabilities, chat=chat, model=model.model)
+                return
+            except UnsupportedFeature as error:
+                errors.append(error)
+        raise UnsupportedFeature(f"{where}: Pick {self.name!r}: {errors[-1]}")
+
     @property
     def chooser(self) -> Chooser:
         return Chooser(self.method, self.name, self.llm, self.normalization, self.baseline_weight, self.seed)

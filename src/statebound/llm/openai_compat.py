@@ -46,7 +46,7 @@ from statebound.llm.base import (
 from statebound.llm.choice_grammar import is_choice_grammar, offered
 from statebound.llm.config import OpenAISettings, Transport
 from statebound.llm.connection_faults import connection_fault
-from statebound.llm.json_schema import check_enforceable, grammar_for
+from statebound.llm.json_schema import enforceable, grammar_for, say_validated_only
 from statebound.llm.retry import Fault, RetryPolicy, call_with_retries, parse_retry_after
 from statebound.llm.scoring import most_likely
 from statebound.llm.secrets import display_url, url_password
@@ -472,8 +472,8 @@ class OpenAICompatLLM:
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": "reply", "schema": dict(schema), "strict": True}}
         elif self.response_format == "json_object":  # llama-cpp-python enforces it with a grammar too
-            check_enforceable(schema, backend=f"openai-compatible {self._url} (response_format json_object)")
-            body["response_format"] = {"type": "json_object", "schema": dict(schema)}
+            say_validated_only(schema, backend=f"openai-compatible {self._url} (response_format json_object)")
+            body["response_format"] = {"type": "json_object", "schema": enforceable(schema)}
         else:
             self._add_grammar(body, grammar_for(schema, backend=f"openai-compatible {self._url}"))
 

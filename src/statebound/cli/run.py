@@ -22,7 +22,7 @@ import typer
 
 from statebound.cli.app import app
 from statebound.cli.errors import one_line_errors, output_dir
-from statebound.cli.otel import otel_option, start_tracing
+from statebound.cli.otel import otel_content_option, otel_option, secrets_of, start_tracing
 from statebound.errors import DefinitionError
 from statebound.user_files import is_file_ref, load_ref
 
@@ -225,6 +225,7 @@ def run_command(
     switch_model: bool = typer.Option(False, "--switch-model", help="With --resume: go on with another model than the thread ran with."),
     tokens: bool | None = typer.Option(None, "--tokens/--no-tokens", help="Print each reply as the model writes it (default: when stdout is a terminal)."),
     otel: bool = otel_option(),
+    otel_content: bool = otel_content_option(),
 ) -> None:
     """Run a flow on a task and print its trajectory state by state, then the usage.
 
@@ -241,7 +242,7 @@ def run_command(
     from statebound.flow.trace import JsonlTrace
 
     console = Console()
-    start_tracing(otel)
+    start_tracing(otel, otel_content, secrets_of(model_option))
     with one_line_errors():
         _check_thread_options(store_path, thread, resume, answer)
         flow = load_flow(flow_ref)

@@ -8,9 +8,11 @@ template, :mod:`statebound.llm.chat_template`), and the texts' tokens are the se
   after the prompt and the text's tokens before it, by a ``logit_bias``; the server reports the
   forced token's log-probability from the raw logits. llama.cpp evaluates a batch of one token with
   other kernels than a batch of several, and the embedded model reads every position in a batch of
-  several, so before each such request a *spoiler* prompt (the prompt cut two tokens or more before
-  its end, then a NUL) makes the server read the last tokens again together, in cells in order:
-  the numbers are then the embedded model's (``tests/llm/test_server_scoring.py`` compares them).
+  several: the texts are read position by position in turn (each prompt then leaves the server's
+  cells where the previous one differs), and where the server would still read one token alone a
+  *spoiler* prompt goes first (the prompt cut two tokens or more before its end, then a NUL), so
+  it reads the last tokens again together, in cells in order: the numbers are then the embedded
+  model's (``tests/llm/test_server_scoring.py`` compares them).
   This holds while one client at a time scores on the server; other requests in between move only
   floating-point sums. llama-cpp-python's ``echo`` would give the same numbers for prompts that
   start with the BOS token (and misaligned ones for others, in 0.3.16), at about 40 ms of Python
@@ -136,19 +138,35 @@ class _LoopLocks:
         return self._locks[loop]
 
 
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One forced token of a text: the tokens before it, that prompt as sent, the token."""
+
+    before: list[int]
+    asked: str | list[int]
+    token: int
+    text: str
+
+
 @dataclass
 class NextTokenScorer:
     """Scoring by forced next tokens on llama.cpp's servers (the module docstring). ``render``
     turns chat messages into the prompt text (the chat template); ``token_prompts``: the server
-    takes a prompt as token ids (llama-server), else as text (llama-cpp-python)."""
+    takes a prompt as token ids (llama-server), else as text (llama-cpp-python).
+
+    The texts' tokens are read position by position, every text in turn (after one text's token,
+    another's prompt leaves the server's cells where the two differ, so its last tokens are read
+    together again); a spoiler is sent only where the server would otherwise read a single token
+    (``_state`` follows what it holds: the tokens of the last prompt sent)."""
 
     tokens: ServerTokens
     render: Callable[[tuple[Message, ...]], str]
     where: str
     token_prompts: bool = False
-    _spoilers: OrderedDict[str, Any] = field(default_factory=OrderedDict)
+    _spoilers: OrderedDict[str, tuple[str | list[int], list[int]]] = field(default_factory=OrderedDict)
     _locks: _LoopLocks = field(default_factory=_LoopLocks)
     _checked: bool = False
+    _state: list[int] | None = None
 
     async def score(self, prompt: str | tuple[Message, ...], texts: tuple[str, ...]) -> Scored:
         context = prompt if isinstance(prompt, str) else self.render(prompt)
@@ -159,13 +177,22 @@ class NextTokenScorer:
             if not head:
                 raise UnsupportedFeature("scoring needs a prompt of at least one token")
             spoiler = await self._spoiler(context, head)
-            found = [await self._score_text(context, head, spoiler, text) for text in texts]
+            plans = [await self._plan(context, head, text) for text in texts]
+            found: list[list[TokenLogprob]] = [[] for _ in plans]
+            try:
+                for depth in range(max((len(plan) for plan in plans), default=0)):
+                    for plan, values in zip(plans, found):
+                        if depth < len(plan):
+                            values.append(await self._read(plan[depth], spoiler))
+            except BaseException:
+                self._state = None  # what the server holds is unknown now
+                raise
         usage = Usage(prompt_tokens=len(head) + sum(len(values) for values in found), calls=1)
-        return found, usage
+        return [tuple(values) for values in found], usage
 
-    async def _score_text(self, context: str, head: list[int], spoiler: Any, text: str) -> tuple[TokenLogprob, ...]:
+    async def _plan(self, context: str, head: list[int], text: str) -> list[_Step]:
         """Each token of ``text`` as the server reads ``context + text`` (a token across their
-        boundary counts as the text's), after what precedes it."""
+        boundary counts as the text's), with the prompt before it."""
         joint = await self.tokens.tokenize(context + text)
         common = common_length(joint, head, len(head))
         base = context
@@ -175,52 +202,61 @@ class NextTokenScorer:
                 raise UnsupportedFeature(f"{self.where}: the text {text[:40]!r} joins the prompt's last "
                                          "token in a way its tokens cannot be read back from")
             base = context[: len(context) - len(tail)]
-        values: list[TokenLogprob] = []
-        read = ""
+        steps = []
         for position in range(common, len(joint)):
-            before = joint[:position]
-            if self.token_prompts:
-                asked: str | list[int] = before
-            else:
-                read = await self.tokens.detokenize(joint[common:position]) if position > common else ""
-                asked = base + read
-            await self._complete(spoiler, max_tokens=1)
-            reply = await self._complete(asked, max_tokens=1, logprobs=1, logit_bias={str(joint[position]): FORCE})
-            piece, value, _ = forced_logprob(reply)
-            counted = (reply.get("usage") or {}).get("prompt_tokens")
-            if isinstance(counted, int) and counted != position:
-                raise UnsupportedFeature(
-                    f"{self.where}: the prompt before token {position - common + 1} of {text[:40]!r} was read as "
-                    f"{counted} tokens, not {position}: the text splits a character, or the server tokenizes "
-                    "it otherwise than its tokenize endpoint")
-            values.append(TokenLogprob(piece, value))
-        return tuple(values)
+            asked: str | list[int] = joint[:position]
+            if not self.token_prompts:
+                asked = base + (await self.tokens.detokenize(joint[common:position]) if position > common else "")
+            steps.append(_Step(joint[:position], asked, joint[position], text))
+        return steps
+
+    async def _read(self, step: _Step, spoiler: tuple[str | list[int], list[int]]) -> TokenLogprob:
+        """The forced token's log-probability; the spoiler first when the server would read only
+        the prompt's last token (it keeps what the last prompt shares with this one, all but the
+        last token at most)."""
+        kept = 0 if self._state is None else common_length(self._state, step.before, len(step.before) - 1)
+        if self._state is None or len(step.before) - kept < 2:
+            await self._complete(spoiler[0], max_tokens=1)
+            self._state = spoiler[1]
+        reply = await self._complete(step.asked, max_tokens=1, logprobs=1, logit_bias={str(step.token): FORCE})
+        self._state = step.before
+        piece, value, _ = forced_logprob(reply)
+        counted = (reply.get("usage") or {}).get("prompt_tokens")
+        if isinstance(counted, int) and counted != len(step.before):
+            raise UnsupportedFeature(
+                f"{self.where}: a prompt before a token of {step.text[:40]!r} was read as {counted} tokens, not "
+                f"{len(step.before)}: the text splits a character, or the server tokenizes it otherwise than "
+                "its tokenize endpoint")
+        return TokenLogprob(piece, value)
 
     async def _complete(self, prompt: str | list[int], **options: Any) -> dict[str, Any]:
         return await self.tokens.post("/completions", {"model": self.tokens.model, "prompt": prompt,
                                                        "temperature": 0.0, **options})
 
-    async def _spoiler(self, context: str, head: list[int]) -> str | list[int]:
-        """A prompt whose tokens leave ``head`` two tokens or more before its end, at a token no
-        real prompt has (NUL): the next real request then reads its last tokens again together."""
+    async def _spoiler(self, context: str, head: list[int]) -> tuple[str | list[int], list[int]]:
+        """A prompt (and its tokens) that leaves ``head`` two tokens or more before its end, at a
+        token no real prompt has (NUL): the next real request then reads its last tokens again
+        together."""
         if context in self._spoilers:
             self._spoilers.move_to_end(context)
             return self._spoilers[context]
-        spoiler: str | list[int]
+        junk = await self.tokens.tokenize(JUNK, special=False)
         if self.token_prompts:
-            spoiler = [*head[: max(len(head) - 2, 0)], *(await self.tokens.tokenize(JUNK, special=False))]
+            spoiled = [*head[: max(len(head) - 2, 0)], *junk]
+            found: tuple[str | list[int], list[int]] = (spoiled, spoiled)
         else:
             cut = 1
             while True:
-                spoiler = context[: max(len(context) - cut, 0)] + JUNK
-                if cut >= len(context) or common_length(await self.tokens.tokenize(spoiler), head,
-                                                        len(head)) <= len(head) - 2:
+                text = context[: max(len(context) - cut, 0)] + JUNK
+                spoiled = await self.tokens.tokenize(text)
+                if cut >= len(context) or common_length(spoiled, head, len(head)) <= len(head) - 2:
                     break
                 cut *= 2
-        self._spoilers[context] = spoiler
+            found = (text, spoiled)
+        self._spoilers[context] = found
         if len(self._spoilers) > 16:
             self._spoilers.popitem(last=False)
-        return spoiler
+        return found
 
     async def _self_check(self) -> None:
         """One request: a token forced after a short prompt comes back with the model's own

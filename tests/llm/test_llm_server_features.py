@@ -120,7 +120,7 @@ def test_a_grammar_pick_by_a_json_schema_enum_through_response_format(llama_serv
     from statebound import Pick
 
     llm = open_model("openai:local", base_url=llama_server, response_format="json_object", top_logprobs=0,
-                     grammar_field=None, scoring=False)  # no grammar field: the schema enum
+                     grammar_field=None, tool_calls="native", scoring=False)  # no grammar field: the schema enum
     flow = Flow(name="ask", initial="Ask", states=[
         State("Ask", outputs=[Instruction("Which city is the capital of France?"),
                               Pick(lambda ctx: ["Paris", "Berlin", "Rome"], method="grammar")],

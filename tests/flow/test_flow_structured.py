@@ -4,6 +4,7 @@ fit; refused before the run on a model that cannot hold it. The real model: at t
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from typing import Literal
 
@@ -14,7 +15,13 @@ from statebound import CallLLM, Flow, Instruction, State, always
 from statebound.errors import DefinitionError, StructuredOutputError, UnsupportedFeature
 from statebound.flow import ExitReason
 from statebound.llm.base import Capabilities, Request
-from statebound.llm.json_schema import GRAMMAR_SCHEMAS, SchemaMismatch, read_reply, unenforced
+from statebound.llm.json_schema import (
+    GRAMMAR_SCHEMAS,
+    SchemaMismatch,
+    enforceable,
+    read_reply,
+    unenforced,
+)
 from statebound.llm.model_files import llama_cpp_missing
 from statebound.llm.testing import ScriptedLLM
 
@@ -99,16 +106,22 @@ class Graded(BaseModel):
     priority: int = Field(ge=1, le=3)
 
 
-def test_a_keyword_a_grammar_cannot_enforce_is_named_before_the_run() -> None:
-    assert unenforced(Graded.model_json_schema()) == ["maximum at properties/priority",
-                                                      "minimum at properties/priority"]
+def test_a_keyword_a_grammar_cannot_enforce_is_only_validated_and_said_once(caplog: pytest.LogCaptureFixture) -> None:
+    schema = Graded.model_json_schema()
+    assert unenforced(schema) == ["maximum at properties/priority", "minimum at properties/priority"]
+    kept = enforceable(schema)["properties"]["priority"]
+    assert "maximum" not in kept and "minimum" not in kept and kept["type"] == "integer"  # the grammar's part
     grammar_backed = Capabilities(chat=True, schema=True, extras=frozenset({GRAMMAR_SCHEMAS}))
-    llm = ScriptedLLM([], capabilities=grammar_backed)
-    with pytest.raises(UnsupportedFeature, match="cannot enforce maximum at properties/priority; minimum at"):
-        routing(CallLLM(schema=Graded)).run_sync("t", llm=llm)
-    # a server that enforces the schema itself takes it
-    enforced = ScriptedLLM(['{"team": "tech", "priority": 2}'], capabilities=SCHEMA_CAPABLE)
-    assert routing(CallLLM(schema=Graded)).run_sync("t", llm=enforced).exit_reason is ExitReason.FINAL
+    llm = ScriptedLLM(['{"team": "tech", "priority": 7}', '{"team": "tech", "priority": 2}',
+                       '{"team": "billing", "priority": 1}'], capabilities=grammar_backed)
+    with caplog.at_level(logging.WARNING, logger="statebound.llm.schemas"):
+        first = routing(CallLLM(schema=Graded)).run_sync("t", llm=llm)
+        again = routing(CallLLM(schema=Graded)).run_sync("t", llm=llm)
+    assert first.exit_reason is ExitReason.FINAL and first.usage.calls == 2  # 7 broke the maximum: sent back
+    assert first.history[-1].data["structured"] == {"team": "tech", "priority": 2}
+    assert again.exit_reason is ExitReason.FINAL
+    said = [r.getMessage() for r in caplog.records if "only validated" in r.getMessage()]
+    assert len(said) == 1 and "cannot enforce maximum at properties/priority; minimum at" in said[0]
 
 
 def test_a_request_takes_a_grammar_or_a_schema() -> None:

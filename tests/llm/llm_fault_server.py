@@ -4,7 +4,8 @@ Each request takes the next behaviour from the script: a status code with a body
 Retry-After in seconds or as an HTTP date, 5xx, an HTML error page, 401, 404), a connection closed
 before the reply (``DROP``) or reset before it (``RESET``) or during it (``CUT``: the headers and
 half the body, then a reset), an empty body, malformed JSON, a reply without choices, a slow or
-hanging reply, or a good completion. When the script is used up, every further request gets HTTP
+hanging reply, or a good completion. ``GET /v1/models`` (the profile probe) always answers a plain
+OpenAI model listing, outside the script. When the script is used up, every further request gets HTTP
 500, so a client can never loop forever on it, and the server shuts itself down after
 ``lifetime`` seconds even if a test forgets to stop it.
 """
@@ -86,6 +87,8 @@ class FaultServer:
     seen: list[dict[str, str]] = field(default_factory=list)  # lower-cased headers per request
     bodies: list[dict[str, object]] = field(default_factory=list)  # parsed JSON request bodies
     lifetime: float = 60.0
+    owned_by: str = "system"  # who /v1/models says owns the model (the profile probe reads it)
+    gets: dict[str, object] = field(default_factory=dict)  # other GET paths' JSON answers (a probe's)
 
     def play(self, *replies: Reply) -> None:
         self.script.clear()
@@ -99,6 +102,16 @@ class FaultServer:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:
                 pass
+
+            def do_GET(self) -> None:  # the profile probe: a model listing and ``gets``, outside the script
+                listing = {"object": "list", "data": [{"id": "m", "object": "model", "owned_by": owner.owned_by}]}
+                found = listing if self.path.endswith("/models") else owner.gets.get(self.path)
+                body = json.dumps(found if found is not None else {"detail": "Not Found"})
+                self.send_response(200 if found is not None else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body.encode())
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))

@@ -1,12 +1,11 @@
 """Pick over HTTP, against llama-cpp-python's real OpenAI-compatible server (the ``llama_server``
-fixture): a choice grammar works there; prompt log-probabilities do not."""
+fixture): a choice grammar and lettered options work there (scoring: test_server_scoring.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from statebound.flow import ExitReason, Flow, Instruction, Pick, State, always
-from statebound.llm.base import Request, complete_sync
 from statebound.llm.model_files import llama_cpp_missing
 from statebound.llm.registry import open_model
 
@@ -31,23 +30,11 @@ async def test_over_http_a_choice_grammar_picks_on_llama_cpp_pythons_server(llam
     assert result.history[-1].data["choice"]["method"] == "grammar"
 
 
-def test_llama_cpp_pythons_server_echoes_prompt_logprobs_that_are_not_the_models(llama_server: str) -> None:
-    """Why the docs send scoring over HTTP to vLLM only: this server's echoed numbers differ from
-    the same model's by nats (0.3.16); the day they agree, scoring=True may be documented for it."""
-    remote = open_model("openai:smollm2", base_url=llama_server, attempts=1, scoring=True)
-    local = open_model("smollm2", mode="completion")
-    request = Request(prompt="The capital of France is", score=" Paris")
-    theirs = complete_sync(remote, request).choices[0].logprobs or ()
-    ours = complete_sync(local, request).choices[0].logprobs or ()
-    assert [t.token for t in theirs] == [t.token for t in ours] == [" Paris"]
-    assert abs(theirs[0].logprob - ours[0].logprob) > 1.0
-
-
 async def test_over_http_lettered_options_score_as_on_the_embedded_model(llama_server: str) -> None:
-    """``auto`` takes ``label`` on a server that reports top log-probabilities, and the letters'
-    scores there are the embedded model's (the same weights, the same chat template)."""
+    """``auto`` takes ``label`` on a server that reports top log-probabilities and cannot score
+    (here: told not to), and the letters' scores there are the embedded model's."""
     question = "What is the capital of France? Answer with the city only."
-    remote = open_model("openai:smollm2", base_url=llama_server, attempts=1)
+    remote = open_model("openai:smollm2", base_url=llama_server, attempts=1, scoring=False)
     over_http = await asking(Pick(lambda ctx: ["Paris", "Berlin", "Madrid"]), question).run("x", llm=remote)
     embedded = await asking(Pick(lambda ctx: ["Paris", "Berlin", "Madrid"], method="label"),
                             question).run("x", llm=open_model("smollm2"))

@@ -1,7 +1,7 @@
 """docs/flow.md's structured-output and tool-calling examples, run as written against the real
 llama-cpp-python server instead of the embedded model (tests/test_docs_examples.py runs them on
-the embedded one): only the line opening the model changes, to the server options docs/models.md
-gives for it."""
+the embedded one): only the line opening the model changes, to the server's base_url alone (its
+profile, detected, says how schemas and tools are sent)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,7 @@ def test_the_docs_example_runs_against_the_server(heading: str, llama_server: st
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     code = _example(heading)
     assert EMBEDDED in code
-    served = (f'llm = open_model("openai:local", base_url={llama_server!r}, response_format="json_object", '
-              'tool_calls="grammar", grammar_field="grammar")')
+    served = f'llm = open_model("openai:local", base_url={llama_server!r})'  # the profile does the rest
     exec(compile(code.replace(EMBEDDED, served), f"{heading} (server)", "exec", dont_inherit=True),  # noqa: S102
          {"__name__": "__main__"})
     claimed = code.rstrip().splitlines()[-1].removeprefix("# ").strip()

@@ -26,12 +26,15 @@ from statebound.contract.result import EpisodeResult
 from statebound.contract.trace import Trace
 from statebound.errors import (
     BudgetExceeded,
+    DefinitionError,
     FatalProviderError,
     ModelUnavailable,
     UnsupportedFeature,
 )
 from statebound.exits import ExitReason
 from statebound.flow.choosers import ChoiceMethod, resolve
+from statebound.flow.engine import check_models
+from statebound.flow.machine import Machine
 from statebound.llm.base import LLM, Completion, LLMWrapper, Request
 from statebound.llm.usage import UsageMeter
 from statebound.telemetry import active as active_tracing
@@ -89,17 +92,38 @@ def check_agent(benchmark: Benchmark[Any], name: str, spec: AgentSpec[Any], llm:
             resolve(method, capabilities, chat=spec.chat_choices, model=repr(llm.model), spelled="-O choice=")
         except UnsupportedFeature as error:
             raise UnsupportedFeature(f"{benchmark.name} agent {name}: {error}") from None
+    elif spec.uses_model and (flow := _flow_of(benchmark, spec)) is not None:
+        try:  # an agent of the user's own: what its flow's Picks and llm_choice transitions need
+            check_models(flow, llm)
+        except UnsupportedFeature as error:
+            raise UnsupportedFeature(f"{benchmark.name} agent {name}: {error}") from None
     for need in sorted(benchmark.model_needs(spec)):
         if not getattr(capabilities, need):
             why = {"grammar": "accepts GBNF grammars", "scoring": "scores given text (log-probabilities)"}[need]
-            server = ("a llama.cpp server with --model-option grammar_field=grammar (vLLM: "
-                      "grammar_field=guided_grammar)" if need == "grammar" else
-                      "a server that returns prompt log-probabilities with --model-option scoring=true (vLLM)")
+            server = ("a llama.cpp server or vLLM (their profiles send grammars; --model-option grammar_field=grammar "
+                      "names the field for another; statebound models --probe URL says what a server takes)"
+                      if need == "grammar" else
+                      "a server that scores text (llama.cpp's servers, vLLM: statebound models --probe URL)")
             raise UnsupportedFeature(
                 f"{benchmark.name} agent {name} needs a model whose backend {why}; {llm.model!r} does not. "
                 f"Use a llama.cpp model (e.g. --model smollm2, gguf:PATH), {server}, "
                 f"or another agent{' or -O format=free' if need == 'grammar' else ''} (docs/models.md)"
             )
+
+
+def _flow_of(benchmark: Benchmark[Any], spec: AgentSpec[Any]) -> Machine | None:
+    """The flow an agent runs, when it is a flow (``FlowAgent``), built for the first task; None
+    for other agents, and for one that cannot be built so (its episodes will say why)."""
+    tasks = benchmark.tasks()
+    if not tasks:
+        return None
+    try:
+        agent = spec.build(Setup(options=benchmark.options, task=tasks[0], seed=0,
+                                 max_turns=benchmark.default_max_turns))
+    except (DefinitionError, KeyError, LookupError, TypeError, ValueError):
+        return None
+    flow = getattr(agent, "flow", None)
+    return flow if isinstance(flow, Machine) else None
 
 
 async def run_episode(

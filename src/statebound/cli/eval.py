@@ -11,7 +11,7 @@ import typer
 from typer.core import TyperCommand
 
 from statebound.cli.app import app
-from statebound.cli.otel import otel_option, start_tracing
+from statebound.cli.otel import otel_content_option, otel_option, secrets_of, start_tracing
 from statebound.web.forms import MAX_INT
 
 if TYPE_CHECKING:
@@ -67,6 +67,7 @@ def eval_command(
     wide: bool = typer.Option(False, "--wide", help="Print each table whole, however wide (default: fitted to the terminal)."),
     explain: bool = typer.Option(False, "--explain", help="Print what each column means under the tables (it is always written into report.md and report.html)."),
     otel: bool = otel_option(),
+    otel_content: bool = otel_content_option(),
 ) -> None:
     """Run BENCHMARK and write the store, results.jsonl, trajectories, report and plots into --out.
 
@@ -127,7 +128,7 @@ def eval_command(
         raise typer.BadParameter(f"--timeout must be more than 0 seconds (and at most {MAX_TIMEOUT:g}), got {timeout:g}")
     chosen = any(value is not None for value in (tasks, hardness, task_type, stratified, limit))
     out_dir = out or _default_out(benchmark)
-    start_tracing(otel)
+    start_tracing(otel, otel_content, secrets_of(model_option))
     config = None
     with SignalStop() as stop:
         try:
@@ -302,3 +303,4 @@ def _task_ids(tasks: str | None) -> tuple[str, ...]:
     if not ids:
         raise typer.BadParameter(f"--tasks {tasks!r} names no task: give comma-separated ids, e.g. --tasks 1,2,3")
     return ids
+

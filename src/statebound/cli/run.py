@@ -22,7 +22,7 @@ import typer
 
 from statebound.cli.app import app
 from statebound.cli.errors import one_line_errors, output_dir
-from statebound.cli.otel import otel_option, start_tracing
+from statebound.cli.otel import otel_content_option, otel_option, secrets_of, start_tracing
 from statebound.errors import DefinitionError, did_you_mean
 from statebound.report.inert import CELL_LIMIT, inert_text
 from statebound.user_files import (
@@ -317,6 +317,7 @@ def run_command(
     var: list[str] = typer.Option([], "--var", metavar="FIELD=VALUE", help="A starting value of the flow's variables (Flow(vars=...)), e.g. --var team=billing; a value is read as JSON where it is JSON; repeatable."),
     deps: str | None = typer.Option(None, "--deps", metavar="PATH.PY:NAME", help="What the flow's tools get as ctx.deps: an object in a Python file, or a function there that makes it from no arguments."),
     otel: bool = otel_option(),
+    otel_content: bool = otel_content_option(),
 ) -> None:
     """Run a flow on a task and print its trajectory state by state, then the usage.
 
@@ -335,7 +336,7 @@ def run_command(
     from statebound.flow.trace import JsonlTrace
 
     console = Console()
-    start_tracing(otel)
+    start_tracing(otel, otel_content, secrets_of(model_option))
     with one_line_errors():
         _check_thread_options(store_path, thread, resume, answer)
         flow = load_flow(flow_ref)

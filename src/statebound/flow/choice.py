@@ -53,7 +53,6 @@ import hashlib
 import json
 import math
 import random
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,6 +72,7 @@ from statebound.flow.context import RunContext
 from statebound.flow.history import Entry
 from statebound.flow.result import CallKind
 from statebound.llm.base import LLM, Completion, Message, Request, Usage
+from statebound.llm.choice_grammar import choice_grammar, is_choice_grammar, offered
 from statebound.llm.scoring import Normalization, text_score
 
 __all__ = [
@@ -93,28 +93,6 @@ __all__ = [
 
 PromptFn = Callable[[RunContext], str | Sequence[Message]]
 Prompt = str | tuple[Message, ...]  # a text continued verbatim, or chat messages
-_GRAMMAR_HEAD = "root ::= "
-_LITERAL = r'"(?:[^"\\]|\\.)*"'
-_CHOICE_GRAMMAR = re.compile(re.escape(_GRAMMAR_HEAD) + f"{_LITERAL}(?: \\| {_LITERAL})*")
-
-
-def choice_grammar(candidates: Sequence[str]) -> str:
-    """A GBNF grammar whose only sentences are ``candidates``."""
-    if not candidates:
-        raise ValueError("a choice grammar needs at least one candidate")
-    return _GRAMMAR_HEAD + " | ".join(json.dumps(candidate) for candidate in candidates)
-
-
-def offered(grammar: str) -> list[str]:
-    """The candidates of a :func:`choice_grammar`, read back from its GBNF."""
-    if not grammar.startswith(_GRAMMAR_HEAD):
-        raise ValueError(f"not a choice grammar: {grammar[:60]!r}")
-    return [json.loads(literal) for literal in re.findall(_LITERAL, grammar)]
-
-
-def is_choice_grammar(grammar: str) -> bool:
-    """``grammar`` is exactly a :func:`choice_grammar` (one rule, an alternation of literals)."""
-    return _CHOICE_GRAMMAR.fullmatch(grammar) is not None
 
 
 def grammar_choice(name: str, grammar: str | None, reply: str) -> Picked | None:
@@ -382,6 +360,23 @@ class Pick:
     @property
     def label(self) -> str:
         return f"Pick({self.name}, {self.method})"
+
+    def check_model(self, llm: LLM | None, *, where: str) -> None:
+        """Refuse, before a run starts, a method the model (the Pick's own, else ``llm``) cannot
+        run: on chat messages for the history, on text for a string prompt; a prompt function's
+        shape shows only when it runs, so it is refused only where neither shape can be chosen."""
+        model = self.llm or llm
+        if model is None or self.method in ("random", "auto"):  # auto: any chooser, refused when it runs
+            return
+        shapes = [False] if isinstance(self.prompt, str) else [True] if self.prompt is None else [False, True]
+        errors = []
+        for chat in shapes:
+            try:
+                resolve(self.method, model.capabilities, chat=chat, model=model.model)
+                return
+            except UnsupportedFeature as error:
+                errors.append(error)
+        raise UnsupportedFeature(f"{where}: Pick {self.name!r}: {errors[-1]}")
 
     @property
     def chooser(self) -> Chooser:

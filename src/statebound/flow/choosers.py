@@ -11,7 +11,8 @@ is made by one of these kinds, recorded with the choice:
   Ollama, OpenAI; the embedded model). More options than the backend reports alternatives are
   chosen in rounds: the winners of groups meet in the next round;
 - ``"grammar"``: generation held to the candidates (a GBNF choice grammar where the backend takes
-  one, else a JSON-schema enum where it takes ``response_format``);
+  one, else, for chat prompts, a JSON-schema enum where it takes ``response_format``: a server's
+  ``/completions`` takes none, llama-cpp-python's ignores it);
 - ``"random"``: a seeded draw, no model: the control.
 
 ``"auto"`` takes the first the backend can do in the order score, label, grammar, and never
@@ -71,8 +72,10 @@ def missing_capability(kind: ChooserKind, capabilities: Capabilities, *, chat: b
         if not (capabilities.chat if chat else capabilities.completion):
             return "chat replies" if chat else "plain-text completion"
     elif kind == "grammar":
-        if not (capabilities.grammar or capabilities.schema):
+        if chat and not (capabilities.grammar or capabilities.schema):
             return "generation held to a grammar or a JSON schema"
+        if not chat and not capabilities.grammar:  # /completions takes no response_format (llama-cpp-python ignores it)
+            return "generation held to a grammar (a JSON schema holds chat replies only)"
     return None
 
 

@@ -64,7 +64,7 @@ async def execute(
     start or, given a ``snapshot``, from where a stored run stood."""
     if not isinstance(task, str):
         raise DefinitionError(f"task must be a string, got {type(task).__name__}")
-    _check_models(machine, llm)
+    check_models(machine, llm)
     observers, llm = observe_run(machine.name, llm)  # tracing, when on
     sinks = sinks_of(on_event) + observers
     listeners = Listeners(sinks, record_events) if (sinks or record_events) else None
@@ -190,9 +190,10 @@ def result_of(ctx: RunContext, trajectory: Sequence[str], reason: ExitReason, *,
     )
 
 
-def _check_models(machine: Machine, llm: LLM | None) -> None:
-    """Refuse before the run a decider whose chooser, or an output whose request (a JSON schema),
-    its model cannot run (their ``check_model``)."""
+def check_models(machine: Machine, llm: LLM | None) -> None:
+    """Refuse before the run a decider whose chooser, or an output whose request (a Pick's method,
+    a JSON schema), its model cannot run (their ``check_model``); the harness calls it before a
+    benchmark's first episode for an agent that is a flow."""
     for state in machine.states:
         model = (state.agent.llm if state.agent is not None else None) or llm
         for edge in machine.edges[state.name]:

@@ -21,9 +21,9 @@ from statebound.llm.json_schema import (
     GRAMMAR_SCHEMAS,
     SchemaMismatch,
     SchemaTarget,
-    check_enforceable,
     json_schema,
     read_reply,
+    say_validated_only,
 )
 
 __all__ = ["StructuredReply", "ask_structured", "check_schema_support"]
@@ -39,15 +39,15 @@ class StructuredReply:
 
 
 def check_schema_support(target: SchemaTarget, llm: LLM, *, where: str) -> Mapping[str, Any]:
-    """The JSON schema of ``target``, once ``llm`` is known to hold replies to it (else refused,
-    naming what is missing: schemas at all, or a keyword its grammar cannot enforce)."""
+    """The JSON schema of ``target``, once ``llm`` is known to hold replies to it (else refused);
+    the keywords its grammar cannot enforce, which are only validated, are said once."""
     schema = json_schema(target)
     capabilities = llm.capabilities
     if not capabilities.schema:
         raise UnsupportedFeature(f"{where} asks for a reply in a JSON schema, and {llm.model} cannot hold a "
                                  "reply to one: use the embedded model, or a server with response_format")
     if GRAMMAR_SCHEMAS in capabilities.extras:
-        check_enforceable(schema, backend=f"{where} on {llm.model}")
+        say_validated_only(schema, backend=f"{where} on {llm.model}")
     return schema
 
 

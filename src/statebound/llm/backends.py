@@ -41,7 +41,7 @@ __all__ = [
 _LOCAL_OPTIONS = frozenset({"mode", "n_ctx", "n_threads", "n_batch", "chat_format", "flash_attn"})
 _OPENAI_OPTIONS = frozenset(
     {"base_url", "api_key", "timeout", "attempts", "transport", "completions", "grammar_field", "scoring",
-     "retry", "top_logprobs", "response_format", "tool_calls"}
+     "retry", "top_logprobs", "response_format", "tool_calls", "profile", "chat_template"}
 )
 SMOLLM2_CONTEXT = 8192  # SmolLM2 was trained with 8k context
 GEMMA_CONTEXT = 8192  # Gemma 3 270M allows 32k; 8k keeps memory small

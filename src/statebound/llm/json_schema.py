@@ -3,22 +3,28 @@
 A schema is given as a pydantic model (or any type pydantic can describe: ``list[int]``, a
 ``TypedDict``, a ``Literal``) or as a JSON schema ``dict``. :func:`json_schema` gives the dict a
 backend needs; :func:`grammar_for` turns it into GBNF (llama.cpp's converter) for backends that
-hold generation to a grammar, after :func:`unenforced` has found no keyword the grammar would
-silently drop (``minimum``, ``not``, ``multipleOf`` ...): such a schema is refused, naming the
-keyword and where it is, rather than enforced in part. :func:`read_reply` validates a reply (with
-pydantic for types, with ``jsonschema`` for dicts) and raises :class:`SchemaMismatch` saying what
-is wrong.
+hold generation to a grammar. A keyword the grammar cannot hold a reply to (``minimum``, ``not``,
+``multipleOf`` ...; :func:`unenforced` lists them) is left out of the grammar only: the grammar
+enforces the rest, every reply is validated against the whole schema anyway, and which keywords
+are only validated is said once (:func:`say_validated_only`). :func:`read_reply` validates a reply
+(with pydantic for types, with ``jsonschema`` for dicts) and raises :class:`SchemaMismatch` saying
+what is wrong; only a schema that cannot even be validated (not a JSON schema) is refused.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from statebound.errors import DefinitionError, UnsupportedFeature
+from statebound.errors import DefinitionError
 
-__all__ = ["GRAMMAR_SCHEMAS", "SchemaMismatch", "SchemaTarget", "check_enforceable", "grammar_for", "json_schema", "read_reply", "unenforced"]
+__all__ = ["GRAMMAR_SCHEMAS", "SchemaMismatch", "SchemaTarget", "enforceable", "grammar_for", "json_schema",
+           "read_reply", "say_validated_only", "unenforced"]
+
+log = logging.getLogger("statebound.llm.schemas")
+_said: set[tuple[str, ...]] = set()  # (backend, keyword...) already said
 
 GRAMMAR_SCHEMAS = "schema-grammar"  # in Capabilities.extras: the backend holds a schema by a grammar
 SchemaTarget = Any  # a JSON schema dict, or a type pydantic can describe (a BaseModel subclass ...)
@@ -90,21 +96,45 @@ def _keywords(schema: Any, path: tuple[str, ...]) -> Iterator[tuple[str, tuple[s
                 yield from _keywords(sub, (*path, keyword, str(index)))
 
 
-def check_enforceable(schema: Mapping[str, Any], *, backend: str) -> None:
-    """:class:`UnsupportedFeature` naming each keyword of ``schema`` a grammar would not enforce
-    (``backend`` names who refuses, for the message)."""
-    if missing := unenforced(schema):
-        raise UnsupportedFeature(f"{backend} holds a reply to a JSON schema with a grammar, which cannot enforce "
-                                 f"{'; '.join(missing)}: drop it from the schema (the reply is still "
-                                 "validated against the whole schema), or use a server that enforces it")
+def enforceable(schema: Any) -> Any:
+    """``schema`` without the keywords a grammar cannot enforce (what the grammar is made from)."""
+    if isinstance(schema, list):
+        return [enforceable(item) for item in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    kept: dict[str, Any] = {}
+    for keyword, value in schema.items():
+        if keyword not in _ENFORCED and keyword not in _ANNOTATIONS:
+            continue
+        if (keyword == "format" and value not in _FORMATS) or (
+                keyword == "additionalProperties" and value not in (False, True)):
+            continue
+        if keyword in _SCHEMA_MAPS and isinstance(value, Mapping):
+            kept[keyword] = {name: enforceable(sub) for name, sub in value.items()}
+        elif keyword in ("items", "anyOf", "oneOf", "allOf", "prefixItems"):
+            kept[keyword] = enforceable(value)
+        else:
+            kept[keyword] = value
+    return kept
+
+
+def say_validated_only(schema: Mapping[str, Any], *, backend: str) -> None:
+    """Say once (per backend and keywords) which keywords of ``schema`` its grammar leaves to the
+    validation of the reply."""
+    missing = unenforced(schema)
+    if missing and (key := (backend, *missing)) not in _said:
+        _said.add(key)
+        log.warning("%s holds a reply to a JSON schema with a grammar, which cannot enforce %s: those are only "
+                    "validated (a reply that breaks them is sent back with what is wrong); said once", backend,
+                    "; ".join(missing))
 
 
 def grammar_for(schema: Mapping[str, Any], *, backend: str) -> str:
-    """GBNF that holds a reply to ``schema`` (after :func:`check_enforceable`)."""
-    check_enforceable(schema, backend=backend)
+    """GBNF that holds a reply to ``schema``, less what a grammar cannot enforce (said once)."""
+    say_validated_only(schema, backend=backend)
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    return json_schema_to_gbnf(json.dumps(schema))
+    return json_schema_to_gbnf(json.dumps(enforceable(schema)))
 
 
 def read_reply(target: SchemaTarget, text: str) -> Any:

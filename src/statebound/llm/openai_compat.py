@@ -16,18 +16,16 @@ from __future__ import annotations
 import asyncio
 import functools
 import importlib.util
-import itertools
 import json
+import logging
 import re
-import warnings
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from statebound.errors import (
     ContextOverflow,
-    DefinitionError,
     FatalProviderError,
     ModelUnavailable,
     ProviderError,
@@ -45,12 +43,23 @@ from statebound.llm.base import (
     Usage,
     flatten_tool_messages,
 )
+from statebound.llm.choice_grammar import is_choice_grammar, offered
 from statebound.llm.config import OpenAISettings, Transport
 from statebound.llm.connection_faults import connection_fault
-from statebound.llm.json_schema import GRAMMAR_SCHEMAS, check_enforceable, grammar_for
+from statebound.llm.json_schema import enforceable, grammar_for, say_validated_only
 from statebound.llm.retry import Fault, RetryPolicy, call_with_retries, parse_retry_after
 from statebound.llm.scoring import most_likely
 from statebound.llm.secrets import display_url, redact, url_password
+from statebound.llm.server_probe import Detection, probe, server_root
+from statebound.llm.server_profiles import ResponseFormat, ToolCalls, profile_named
+from statebound.llm.server_scoring import (
+    EchoScorer,
+    NextTokenScorer,
+    PromptLogprobsScorer,
+    Scorer,
+    ServerTokens,
+)
+from statebound.llm.server_setup import ServerSetup, check_overrides, resolve_setup
 from statebound.llm.streaming import TokenSink, token_sink
 from statebound.llm.testing import apply_stop
 from statebound.llm.tool_grammar import tool_call_request, with_tool_calls
@@ -62,10 +71,8 @@ if TYPE_CHECKING:
 __all__ = ["MalformedResponse", "OpenAICompatLLM", "RequestDeadline", "classify_openai_error", "default_transport"]
 
 T = TypeVar("T")
-ResponseFormat = Literal["json_schema", "json_object", "grammar", "none"]  # how a Request.schema is sent
-ToolCalls = Literal["native", "grammar", "none"]  # how Request.tools are sent: the server's tools, or a grammar
+log = logging.getLogger("statebound.llm.servers")
 MAX_SERVER_STOPS = 4  # OpenAI accepts at most four stop sequences; the rest are applied here
-_COMPLETIONS_MODELS = ("gpt-3.5-turbo-instruct", "davinci-002", "babbage-002")
 _STATUS_HINTS = {
     401: "authentication failed: check the API key (OPENAI_API_KEY or api_key=)",
     403: "permission denied: the key may not have access to this model",
@@ -77,6 +84,13 @@ _STATUS_HINTS = {
 _CONTEXT_OVERFLOW = re.compile(
     r"context_length_exceeded|maximum context length|exceeds? (?:the )?(?:available )?context", re.IGNORECASE
 )
+
+
+def _no_template(note: str) -> Callable[[tuple[Message, ...]], str]:
+    def refuse(messages: tuple[Message, ...]) -> str:
+        raise UnsupportedFeature(f"scoring chat messages needs the model's chat template: {note}")
+
+    return refuse
 
 
 class MalformedResponse(Exception):
@@ -143,60 +157,35 @@ class _LoopClient:
 class OpenAICompatLLM:
     """A model behind an OpenAI-compatible HTTP API.
 
-    ``completions`` says whether the server has the legacy ``/completions`` endpoint (needed for
-    ``Request(prompt=...)``); ``None`` guesses (yes, except api.openai.com's chat models).
-    ``grammar_field`` names the request field a server takes a GBNF grammar in (``"grammar"`` for
-    the llama.cpp server); without it, grammars are refused. ``scoring=True`` says the server
-    returns the log-probabilities of a prompt's own tokens (``echo`` with ``logprobs`` on
-    ``/completions``, as vLLM does); then ``Request(prompt=..., score=...)`` works, one request per
-    text. llama.cpp's own server, Ollama and OpenAI's current models return none; llama-cpp-python's
-    server (0.3.16) returns numbers that are not the model's (measured: ``' of'`` after ``'The
-    capital'`` gets -10.5 there, -0.41 from the same model embedded). Use a choice grammar there
-    (``Pick(method="grammar")`` with ``grammar_field="grammar"``). ``response_format`` says how a
-    ``Request.schema`` is sent: ``"json_schema"`` (OpenAI, vLLM, Ollama), ``"json_object"`` (the
-    schema beside ``type: json_object``, as llama-cpp-python's server takes it), ``"grammar"`` (as
-    GBNF in ``grammar_field``) or ``"none"`` (schemas refused). ``tool_calls`` says how
-    ``Request.tools`` are sent: ``"native"`` (the server's ``tools``; a server that answers a
-    required call without one is named as ignoring them), ``"grammar"`` (described in a system
-    message, the reply held to a call by a grammar, :mod:`statebound.llm.tool_grammar`: for
-    llama-cpp-python's server, which ignores ``tools`` unless ``tool_choice`` names one) or
-    ``"none"``. The HTTP client is
-    ``settings.transport`` (``None``: :func:`default_transport`). Each event loop gets its own
-    client; ``await llm.aclose()`` closes the running loop's (``asyncio.run`` also closes it).
+    What the server can do comes from its profile (:mod:`statebound.llm.server_profiles`): found
+    on first need by a probe (:mod:`statebound.llm.server_probe`; ``capabilities`` asks for it, so
+    before a run starts), or named with ``profile=``. Each option given wins over the profile:
+    ``completions`` (the server has the legacy ``/completions`` endpoint, needed for
+    ``Request(prompt=...)``), ``grammar_field`` (the request field a GBNF grammar goes in: ``grammar``
+    for llama.cpp's servers; without one, grammars are refused), ``scoring`` (how the
+    log-probabilities of given text are read: ``next-token``, ``echo``, ``prompt-logprobs``, true for
+    the profile's, false for none; :mod:`statebound.llm.server_scoring`), ``chat_template`` (what
+    chat messages are rendered with before they are scored: a template, or a GGUF or template
+    file), ``top_logprobs`` (how many alternatives per generated token the server reports),
+    ``response_format`` (how a ``Request.schema`` is sent: ``json_schema``, ``json_object`` (the
+    schema beside it, as llama-cpp-python takes it), ``grammar`` (as GBNF in ``grammar_field``) or
+    ``none``), ``tool_calls`` (how ``Request.tools`` are sent: ``native``, the server's ``tools``;
+    ``grammar``, described in a system message with the reply held to a call by a grammar,
+    :mod:`statebound.llm.tool_grammar`; ``none``). The HTTP client is ``settings.transport``
+    (``None``: :func:`default_transport`). Each event loop gets its own client; ``await
+    llm.aclose()`` closes the running loop's (``asyncio.run`` also closes it).
     """
 
-    def __init__(
-        self,
-        settings: OpenAISettings,
-        *,
-        completions: bool | None = None,
-        grammar_field: str | None = None,
-        scoring: bool = False,
-        top_logprobs: int = 20,
-        response_format: ResponseFormat = "json_schema",
-        tool_calls: ToolCalls = "native",
-        retry: RetryPolicy | None = None,
-    ) -> None:
-        if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or top_logprobs < 0:
-            raise DefinitionError(f"top_logprobs must be a count of 0 or more (0: the server reports no "
-                                  f"alternatives; OpenAI allows 20), not {top_logprobs!r}")
-        if response_format not in get_args(ResponseFormat):
-            raise DefinitionError(f"response_format must be one of {', '.join(get_args(ResponseFormat))}, "
-                                  f"not {response_format!r}")
-        if response_format == "grammar" and grammar_field is None:
-            raise DefinitionError("response_format='grammar' sends the schema as a grammar: give grammar_field too "
-                                  "(grammar_field='grammar' for a llama.cpp server)")
-        if tool_calls not in get_args(ToolCalls):
-            raise DefinitionError(f"tool_calls must be one of {', '.join(get_args(ToolCalls))}, not {tool_calls!r}")
-        if tool_calls == "grammar" and grammar_field is None:
-            raise DefinitionError("tool_calls='grammar' holds replies to calls with a grammar: give grammar_field too "
-                                  "(grammar_field='grammar' for a llama.cpp server)")
-        self.response_format = response_format
-        self.tool_calls = tool_calls
-        self._said_no_stream_usage = False  # a stream without usage is named once per backend
+    def __init__(self, settings: OpenAISettings, *, profile: str | None = None, retry: RetryPolicy | None = None,
+                 **overrides: Any) -> None:
+        check_overrides(overrides)
+        self._overrides = overrides
+        self._named = None if profile is None else profile_named(profile)
+        self._setup: ServerSetup | None = None
+        self._scorer: Scorer | None = None
+        self._said_estimated = False  # a streamed reply's estimated usage is named once per backend
         self.settings = settings
         self.retry = retry or RetryPolicy(attempts=settings.attempts)
-        self.grammar_field = grammar_field
         credentials = url_password(settings.base_url) is not None  # aiohttp refuses them beside a key
         self.transport: Transport = settings.transport or ("httpx" if credentials else default_transport())
         if self.transport == "aiohttp" and credentials:
@@ -209,17 +198,34 @@ class OpenAICompatLLM:
                 "transport 'aiohttp' needs aiohttp: pip install 'openai[aiohttp]', "
                 "or use transport='httpx' (STATEBOUND_HTTP_TRANSPORT=httpx)"
             )
-        if completions is None:
-            completions = not settings.is_openai or settings.model.startswith(_COMPLETIONS_MODELS)
-        self._capabilities = Capabilities(
-            completion=completions, chat=True, logprobs=True, grammar=grammar_field is not None,
-            scoring=scoring and completions, chat_scoring=scoring, top_logprobs=top_logprobs,
-            schema=response_format != "none", tools=tool_calls != "none",
-            extras=frozenset({"seed", *((GRAMMAR_SCHEMAS,) if response_format in ("json_object", "grammar") else ())}),
-        )
+        if self._named is not None:  # everything is known: an impossible combination is refused now
+            self._setup = resolve_setup(Detection(self._named, "named by the profile option"), settings, overrides)
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
             weakref.WeakKeyDictionary()
         )
+
+    @property
+    def setup(self) -> ServerSetup:
+        """What is sent to this server: its profile (probed on first need) and the options given."""
+        if self._setup is None:
+            detection = probe(self.settings)
+            setup = resolve_setup(detection, self.settings, self._overrides)
+            if detection.transient:  # the server may be up later: probe again then
+                return setup
+            self._setup = setup
+        return self._setup
+
+    @property
+    def response_format(self) -> ResponseFormat:
+        return self.setup.response_format
+
+    @property
+    def tool_calls(self) -> ToolCalls:
+        return self.setup.tool_calls
+
+    @property
+    def grammar_field(self) -> str | None:
+        return self.setup.grammar_field
 
     def __repr__(self) -> str:
         return f"OpenAICompatLLM(model={self.model!r}, base_url={self._url!r}, transport={self.transport!r})"
@@ -240,7 +246,7 @@ class OpenAICompatLLM:
 
     @property
     def capabilities(self) -> Capabilities:
-        return self._capabilities
+        return self.setup.capabilities()
 
     async def aclose(self) -> None:
         """Close the running event loop's HTTP client and its connections (a no-op if none)."""
@@ -295,10 +301,11 @@ class OpenAICompatLLM:
 
     async def complete(self, request: Request) -> Completion:
         self._check(request)
-        if request.score is not None and request.messages is not None:
-            return await self._score(functools.partial(self._score_chat_one, request.messages), request.scored_texts)
         if request.score is not None:
-            return await self._score(functools.partial(self._score_one, request.prompt or ""), request.scored_texts)
+            prompt = request.prompt if request.messages is None else flatten_tool_messages(request.messages)
+            found, usage = await self._scoring().score(prompt, request.scored_texts)  # type: ignore[arg-type]
+            scored = tuple(Choice(text, "stop", values) for text, values in zip(request.scored_texts, found))
+            return Completion(choices=scored, usage=usage, model=self.model)
         if request.tools and self.tool_calls == "grammar":
             return with_tool_calls(await self.complete(tool_call_request(request, backend=self.model)), request.tools)
         choices: list[Choice] = []
@@ -343,30 +350,65 @@ class OpenAICompatLLM:
         )
 
     def _check(self, request: Request) -> None:
-        if request.score is not None and not self._capabilities.scoring:
+        setup, capabilities = self.setup, self.capabilities
+        if request.score is not None and not (capabilities.chat_scoring if request.messages is not None
+                                              else capabilities.scoring):
+            why = ("it has no scoring transport" if setup.scoring is None else
+                   f"chat messages need a chat template: {setup.template_note}")
             raise UnsupportedFeature(
-                f"openai-compatible {self._url} is not set up to score text: pass "
-                "scoring=True for a server that returns prompt log-probabilities (vLLM); elsewhere "
-                "choose with a grammar (Pick(method='grammar'), grammar_field='grammar' for llama.cpp)"
-            )
-        if request.prompt is not None and not self._capabilities.completion:
+                f"openai-compatible {self._url} ({setup.profile.name} profile) cannot score text: {why}; "
+                "choose with choice=label or choice=grammar, or name the server with --model-option profile=NAME "
+                "(statebound models --probe URL says what it can do)")
+        if request.prompt is not None and not capabilities.completion:
             raise UnsupportedFeature(
                 f"{self.settings.model} has no /completions endpoint here: send chat messages, "
                 "or pass completions=True if the server has one"
             )
-        if request.schema is not None and self.response_format == "none":
+        if request.schema is not None and setup.response_format == "none":
             raise UnsupportedFeature(
                 f"openai-compatible {self._url} is set up to take no JSON schema (response_format='none'): "
                 "use response_format='json_schema' (OpenAI, vLLM, Ollama) or 'json_object' (llama-cpp-python)")
-        if request.tools and self.tool_calls == "none":
+        if request.tools and setup.tool_calls == "none":
             raise UnsupportedFeature(
                 f"openai-compatible {self._url} is set up to take no tools (tool_calls='none'): use "
                 "tool_calls='native', or 'grammar' with grammar_field='grammar' for llama.cpp's servers")
-        if request.grammar is not None and self.grammar_field is None:
+        if request.grammar is not None and setup.grammar_field is None:
             raise UnsupportedFeature(
-                "this OpenAI-compatible backend takes no grammar: pass grammar_field='grammar' "
-                "for a llama.cpp server (vLLM: 'guided_grammar'), or use a local model"
+                f"openai-compatible {self._url} ({setup.profile.name} profile) takes no grammar: pass "
+                "grammar_field='grammar' for a llama.cpp server, or use a local model"
             )
+
+    def _scoring(self) -> Scorer:
+        """The scorer of this server's scoring transport (made once)."""
+        if self._scorer is None:
+            setup = self.setup
+            where = f"openai-compatible {self._url} ({setup.profile.name} profile)"
+            tokens = None if setup.tokenizer is None else ServerTokens(
+                self._post, server_root(self.settings.base_url), setup.tokenizer, self.settings.model)
+            render = setup.template.render if setup.template is not None else _no_template(setup.template_note)
+            if setup.scoring == "next-token" and tokens is not None:
+                self._scorer = NextTokenScorer(tokens, render, where, token_prompts=setup.profile.token_prompts)
+            elif setup.scoring == "prompt-logprobs" and tokens is not None:
+                self._scorer = PromptLogprobsScorer(tokens, where)
+            else:
+                self._scorer = EchoScorer(self._post, self.settings.model, render, where)
+        return self._scorer
+
+    async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` POSTed to ``path`` (under the base URL, or a whole URL), under the retry policy;
+        the reply as JSON."""
+        async def once() -> dict[str, Any]:
+            client = await self._client()
+            raw = await client.post(path, body=body, cast_to=bytes)
+            try:
+                reply = json.loads(raw)
+            except ValueError as error:
+                raise MalformedResponse(f"the body is not JSON ({error}): {_excerpt(raw)}") from None
+            if not isinstance(reply, dict):
+                raise MalformedResponse(f"the reply is not a JSON object: {_excerpt(raw)}")
+            return reply
+
+        return await self._retrying(once)
 
     def _body(self, request: Request, n: int) -> dict[str, Any]:
         """The JSON request body for ``/chat/completions`` or ``/completions``."""
@@ -382,8 +424,8 @@ class OpenAICompatLLM:
             body["stop"] = list(request.stop[:MAX_SERVER_STOPS])
         if request.seed is not None:
             body["seed"] = request.seed
-        if request.grammar is not None and self.grammar_field is not None:
-            body[self.grammar_field] = request.grammar
+        if request.grammar is not None:
+            self._add_grammar(body, request.grammar)
         if request.schema is not None:
             self._add_schema(body, request.schema)
         if request.tools:
@@ -410,68 +452,30 @@ class OpenAICompatLLM:
             return [{"role": m.role, "content": m.content} for m in flatten_tool_messages(messages)]
         return [_message(m) for m in messages]
 
+    def _add_grammar(self, body: dict[str, Any], grammar: str) -> None:
+        """The grammar in the request body: in ``grammar_field`` (a dotted name is a nested field:
+        vLLM's ``structured_outputs.grammar``), or as the list of texts it allows where the server
+        holds a reply to a list itself (vLLM's ``structured_outputs.choice``)."""
+        setup = self.setup
+        if setup.profile.choice_field and is_choice_grammar(grammar):
+            body.setdefault("structured_outputs", {})["choice"] = offered(grammar)
+            return
+        *parents, name = (setup.grammar_field or "grammar").split(".")
+        target = body
+        for parent in parents:
+            target = target.setdefault(parent, {})
+        target[name] = grammar
+
     def _add_schema(self, body: dict[str, Any], schema: Mapping[str, Any]) -> None:
         """The schema in the request body, in the form this server takes (``response_format``)."""
         if self.response_format == "json_schema":
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": "reply", "schema": dict(schema), "strict": True}}
         elif self.response_format == "json_object":  # llama-cpp-python enforces it with a grammar too
-            check_enforceable(schema, backend=f"openai-compatible {self._url} (response_format json_object)")
-            body["response_format"] = {"type": "json_object", "schema": dict(schema)}
+            say_validated_only(schema, backend=f"openai-compatible {self._url} (response_format json_object)")
+            body["response_format"] = {"type": "json_object", "schema": enforceable(schema)}
         else:
-            body[self.grammar_field or "grammar"] = grammar_for(schema, backend=f"openai-compatible {self._url}")
-
-    async def _score(self, score_one: Callable[[str], Awaitable[tuple[Choice, Usage]]],
-                     texts: tuple[str, ...]) -> Completion:
-        """Each text after the same prompt, one request each (``score_one(text)``)."""
-        choices: list[Choice] = []
-        usage = Usage()
-        for text in texts:
-            choice, used = await self._retrying(functools.partial(score_one, text))
-            choices.append(choice)
-            usage += used
-        return Completion(choices=tuple(choices), usage=usage, model=self.model)
-
-    async def _score_one(self, prompt: str, text: str) -> tuple[Choice, Usage]:
-        client = await self._client()
-        body = {"model": self.settings.model, "prompt": prompt + text, "echo": True, "logprobs": 1,
-                "max_tokens": 1, "temperature": 0.0}
-        raw = await client.post("/completions", body=body, cast_to=bytes)
-        _, usage = _parse(raw, Request(prompt=prompt + text))  # checks the reply's shape
-        logprobs = _span_logprobs(json.loads(raw)["choices"][0].get("logprobs"),
-                                  start=len(prompt), end=len(prompt) + len(text))
-        if logprobs is None:
-            raise UnsupportedFeature(
-                f"openai-compatible {self._url} returned no log-probabilities for the "
-                "prompt's own tokens (echo=true): vLLM does; llama.cpp's own server, Ollama and "
-                "OpenAI's current models do not. Open it without scoring=True and choose with a "
-                "grammar (Pick(method='grammar'), grammar_field='grammar' for llama.cpp's server)"
-            )
-        return Choice(text=text, logprobs=logprobs), usage
-
-    async def _score_chat_one(self, messages: tuple[Message, ...], text: str) -> tuple[Choice, Usage]:
-        """``text`` as the start (or, after a trailing assistant message, the continuation) of the
-        assistant's reply, rendered by the server's own chat template: vLLM's chat endpoint with
-        ``continue_final_message`` and ``prompt_logprobs`` (the log-probability of every prompt
-        token); the text's are the last ones."""
-        client = await self._client()
-        messages = flatten_tool_messages(messages)
-        started = messages[-1].content if messages and messages[-1].role == "assistant" else ""
-        history = messages[:-1] if started else messages
-        body = {"model": self.settings.model, "max_tokens": 1, "temperature": 0.0,
-                "messages": [*({"role": m.role, "content": m.content} for m in history),
-                             {"role": "assistant", "content": started + text}],
-                "add_generation_prompt": False, "continue_final_message": True, "prompt_logprobs": 0}
-        raw = await client.post("/chat/completions", body=body, cast_to=bytes)
-        _, usage = _parse(raw, Request(messages=messages))  # checks the reply's shape
-        logprobs = _tail_logprobs(json.loads(raw).get("prompt_logprobs"), text)
-        if logprobs is None:
-            raise UnsupportedFeature(
-                f"openai-compatible {self._url} returned no log-probabilities for the prompt's own "
-                "tokens of a chat (prompt_logprobs with continue_final_message): vLLM does; llama.cpp's "
-                "server, Ollama and OpenAI do not. Open it without scoring=True and choose with "
-                "choice=label or choice=grammar")
-        return Choice(text=text, logprobs=logprobs), usage
+            self._add_grammar(body, grammar_for(schema, backend=f"openai-compatible {self._url}"))
 
     async def _call(self, request: Request, n: int) -> tuple[list[Choice], Usage]:
         client = await self._client()
@@ -479,7 +483,7 @@ class OpenAICompatLLM:
         body = self._body(request, n)
         sink = token_sink() if n == 1 and not request.tools and not (request.logprobs or request.top_logprobs) else None
         if sink is not None:
-            choices, usage = _parse(await self._streamed(client, path, body, sink), request)
+            choices, usage = _parse(await self._streamed(client, request, body, sink), request)
         else:
             choices, usage = _parse(await client.post(path, body=body, cast_to=bytes), request)
         return [self._unechoed(choice) for choice in choices], usage
@@ -494,12 +498,14 @@ class OpenAICompatLLM:
             return choice  # as built (a reply cut to its bound keeps its note)
         return replace(choice, text=text, tool_calls=calls)
 
-    async def _streamed(self, client: AsyncOpenAI, path: str, body: dict[str, Any], sink: TokenSink) -> bytes:
+    async def _streamed(self, client: AsyncOpenAI, request: Request, body: dict[str, Any], sink: TokenSink) -> bytes:
         """The reply by server-sent events, each piece handed to ``sink``, gathered into the body an
         unstreamed call returns. A server that sends no usage with a stream (llama-cpp-python's)
-        gets its pieces counted as completion tokens and no prompt tokens, said once."""
+        gets its pieces counted as completion tokens and its prompt counted by
+        :meth:`_prompt_tokens`."""
         import openai
 
+        path = "/chat/completions" if request.messages is not None else "/completions"
         events = await client.post(path, body={**body, "stream": True, "stream_options": {"include_usage": True}},
                                    cast_to=object, stream=True, stream_cls=openai.AsyncStream[object])
         pieces: list[str] = []
@@ -514,15 +520,26 @@ class OpenAICompatLLM:
                     pieces.append(piece)
                     sink(piece)
                 finish = choice.get("finish_reason") or finish
-        if usage is None and not self._said_no_stream_usage:
-            self._said_no_stream_usage = True
-            warnings.warn(f"openai-compatible {self._url} sends no usage with a streamed reply: its completion tokens "
-                          "are counted from the pieces, its prompt tokens are not counted", stacklevel=4)
         if usage is None:
-            usage = {"prompt_tokens": 0, "completion_tokens": len(pieces)}
+            usage = {"prompt_tokens": await self._prompt_tokens(request), "completion_tokens": len(pieces)}
         text = "".join(pieces)
         shape = {"message": {"role": "assistant", "content": text}} if path == "/chat/completions" else {"text": text}
         return json.dumps({"choices": [{**shape, "finish_reason": finish}], "usage": usage}).encode()
+
+    async def _prompt_tokens(self, request: Request) -> int:
+        """The prompt's tokens, counted with the server's tokenize endpoint (a chat rendered by its
+        template first); where it has none, estimated at four characters a token, said once."""
+        setup = self.setup
+        messages = None if request.messages is None else flatten_tool_messages(request.messages)
+        text = request.prompt if messages is None else (setup.template.render(messages) if setup.template else None)
+        if setup.tokenizer is not None and text is not None:
+            tokens = ServerTokens(self._post, server_root(self.settings.base_url), setup.tokenizer, self.settings.model)
+            return len(await tokens.tokenize(text))
+        if not self._said_estimated:
+            self._said_estimated = True
+            log.warning("openai-compatible %s sends no usage with a streamed reply and cannot count the prompt's "
+                        "tokens here: its prompt tokens are estimated (4 characters a token; said once)", self._url)
+        return max(1, len(text or "".join(m.content for m in messages or ())) // 4)
 
 
 def _parse(raw: bytes, request: Request) -> tuple[list[Choice], Usage]:
@@ -606,47 +623,6 @@ def _tool_calls(raw: object) -> tuple[ToolCall, ...]:
                      for index, call in enumerate(calls))
     except (TypeError, KeyError, AttributeError) as error:
         raise MalformedResponse(f"unreadable tool_calls ({type(error).__name__}: {error})") from None
-
-
-def _span_logprobs(raw: object, *, start: int, end: int) -> tuple[TokenLogprob, ...] | None:
-    """The echoed tokens that overlap characters ``start:end`` of the prompt (a token across the
-    boundary counts as the text's); None unless the echo reaches ``end`` with a value for each."""
-    if not isinstance(raw, dict):
-        return None
-    tokens, values = raw.get("tokens"), raw.get("token_logprobs")
-    if not isinstance(tokens, list) or not isinstance(values, list) or len(tokens) != len(values):
-        return None
-    texts = [str(token) for token in tokens]
-    offsets = raw.get("text_offset")
-    if not isinstance(offsets, list) or len(offsets) != len(texts) or not all(isinstance(o, int) for o in offsets):
-        offsets = list(itertools.accumulate((len(t) for t in texts), initial=0))[:-1]
-    span = [(t, v) for t, o, v in zip(texts, offsets, values) if o < end and o + len(t) > start]
-    reach = max((o + len(t) for t, o in zip(texts, offsets)), default=0)
-    if not span or reach < end or any(not isinstance(v, int | float) for _, v in span):
-        return None
-    return tuple(TokenLogprob(t, float(v)) for t, v in span)
-
-
-def _tail_logprobs(raw: object, text: str) -> tuple[TokenLogprob, ...] | None:
-    """The last prompt tokens of vLLM's ``prompt_logprobs`` (per position null or ``{token id:
-    {logprob, decoded_token}}``, the prompt's own token alone when asked for 0 alternatives) that
-    spell ``text`` (a token across its start counts as the text's); None unless they do."""
-    if not isinstance(raw, list):
-        return None
-    found: list[TokenLogprob] = []
-    spelled = ""
-    for entry in reversed(raw):
-        if len(spelled) >= len(text):
-            break
-        values = list(entry.values()) if isinstance(entry, dict) else []
-        if len(values) != 1 or not isinstance(values[0], dict):
-            return None
-        token, logprob = values[0].get("decoded_token"), values[0].get("logprob")
-        if not isinstance(token, str) or not isinstance(logprob, int | float):
-            return None
-        spelled = token + spelled
-        found.insert(0, TokenLogprob(token, float(logprob)))
-    return tuple(found) if found and spelled.endswith(text) else None
 
 
 def _logprobs(raw: object) -> tuple[TokenLogprob, ...] | None:

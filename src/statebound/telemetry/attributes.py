@@ -19,6 +19,14 @@ OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
 FINISH_REASONS = "gen_ai.response.finish_reasons"
 AGENT_NAME = "gen_ai.agent.name"
 TOOL_NAME = "gen_ai.tool.name"
+# content, only when asked for (docs/tracing.md): the GenAI conventions' names, and OpenInference's
+# input.value / output.value, which Phoenix shows as a span's input and output
+INPUT_MESSAGES = "gen_ai.input.messages"
+OUTPUT_MESSAGES = "gen_ai.output.messages"
+TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
+TOOL_RESULT = "gen_ai.tool.call.result"
+INPUT_VALUE = "input.value"
+OUTPUT_VALUE = "output.value"
 
 FLOW = "statebound.flow"
 STATE = "statebound.state"

@@ -4,7 +4,7 @@ state, its tool calls and picks (its LLM calls come from :mod:`statebound.teleme
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from opentelemetry import context, trace
@@ -22,8 +22,9 @@ class FlowSpans:
     so LLM calls made in it are its children. Tool and pick spans last from the event before
     them to their own (events come as each output ends)."""
 
-    def __init__(self, tracer: trace.Tracer, flow: str) -> None:
+    def __init__(self, tracer: trace.Tracer, flow: str, shown: Callable[[str], str | None] = lambda text: None) -> None:
         self.tracer = tracer
+        self.shown = shown  # content as a span may hold it, or None while content is off
         self.run = tracer.start_span(f"invoke_agent {flow}", attributes={
             a.OPERATION: "invoke_agent", a.AGENT_NAME: flow, a.FLOW: flow})
         self.state: Span | None = None
@@ -45,7 +46,9 @@ class FlowSpans:
             elif entry.source == "tool":
                 name = entry.name or "tool"
                 self._child(f"execute_tool {name}", {a.OPERATION: "execute_tool", a.TOOL_NAME: name,
-                                                     a.TOOL_OK: bool(entry.ok)}, error=entry.ok is False)
+                                                     a.TOOL_OK: bool(entry.ok), **self._tool_content(entry.data,
+                                                                                                     entry.content)},
+                            error=entry.ok is False)
         elif isinstance(event, TransitionTaken):
             if event.choice:
                 self._child(f"choose {event.source}", a.choice_attributes(event.choice))
@@ -65,6 +68,15 @@ class FlowSpans:
                 self.run.set_status(Status(StatusCode.ERROR, f"{type(result.error).__name__}: {result.error}"))
             self.run.end()
         self.mark = time.time_ns()
+
+    def _tool_content(self, data: object, result: str) -> dict[str, str]:
+        """A tool call's arguments (the model's, when it called the tool) and result, when shown."""
+        call = data.get("tool_call") if isinstance(data, Mapping) else None
+        arguments = call.get("arguments") if isinstance(call, Mapping) else None
+        found = {a.TOOL_RESULT: self.shown(result)}
+        if isinstance(arguments, str):
+            found[a.TOOL_ARGUMENTS] = self.shown(arguments)
+        return {key: value for key, value in found.items() if value is not None}
 
     def _child(self, name: str, attributes: Mapping[str, Any], *, error: bool = False) -> None:
         parent = trace.set_span_in_context(self.state or self.run)

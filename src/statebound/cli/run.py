@@ -11,10 +11,12 @@ stderr and exit status 2.
 from __future__ import annotations
 
 import inspect
+import shlex
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +39,17 @@ flow_app = typer.Typer(help="Inspect flows: draw their diagrams, check them.", n
 app.add_typer(flow_app, name="flow")
 
 FLOW_HELP = "A bundled example (arithmetic, research) or a Python file and variable: path.py:flow"
+MCP_CONFIG_HELP = ("An MCP config file ({\"mcpServers\": {...}}, the shape MCP clients share): the servers "
+                   "mcp(\"name\") finds.")
+
+
+def mcp_servers(config: Path | None) -> AbstractContextManager[object]:
+    """The servers of the MCP ``config`` file made the ones ``mcp("name")`` finds (nothing without one)."""
+    if config is None:
+        return nullcontext()
+    from statebound.mcp import load_servers, use_servers
+
+    return use_servers(load_servers(config))
 
 
 def load_flow(ref: str) -> Flow:
@@ -224,6 +237,7 @@ def run_command(
     answer: str | None = typer.Option(None, "--input", help="With --resume: the answer to the question a paused thread asks."),
     switch_model: bool = typer.Option(False, "--switch-model", help="With --resume: go on with another model than the thread ran with."),
     tokens: bool | None = typer.Option(None, "--tokens/--no-tokens", help="Print each reply as the model writes it (default: when stdout is a terminal)."),
+    mcp_config: Path | None = typer.Option(None, "--mcp-config", help=MCP_CONFIG_HELP),
     otel: bool = otel_option(),
 ) -> None:
     """Run a flow on a task and print its trajectory state by state, then the usage.
@@ -244,6 +258,7 @@ def run_command(
     start_tracing(otel)
     with one_line_errors():
         _check_thread_options(store_path, thread, resume, answer)
+        servers = mcp_servers(mcp_config)
         flow = load_flow(flow_ref)
         if max_turns is not None:
             flow = flow.replace(max_turns=max_turns)
@@ -255,22 +270,23 @@ def run_command(
         if writer is not None:
             sinks.append(writer)
         running: dict[str, Any] = {"llm": llm, "on_event": sinks, "record_events": False, "on_token": pieces}
-        try:
-            if resume:
-                assert store is not None and thread is not None  # _check_thread_options
-                _check_resumable(store, thread, f"statebound run {flow_ref} --store {store_path} --thread {thread}",
-                                 llm, switch_model)
-                console.print(f"[dim]{thread}: continuing from its last checkpoint in {store.where}[/]")
-                result = flow.resume_sync(thread, checkpointer=store, input=answer, **running)
-            else:
-                result = _start(flow, task, flow_ref, store, thread, **running)
-            if store is not None and thread is not None:
-                result = _answer_pause(console, result, flow, store, thread, **running)
-        finally:
-            if writer is not None:
-                writer.close()
-            if store is not None:
-                store.close()
+        with servers:  # the servers mcp("name") finds in the flow
+            try:
+                if resume:
+                    assert store is not None and thread is not None  # _check_thread_options
+                    _check_resumable(store, thread, f"statebound run {flow_ref} --store {store_path} --thread {thread}",
+                                     llm, switch_model)
+                    console.print(f"[dim]{thread}: continuing from its last checkpoint in {store.where}[/]")
+                    result = flow.resume_sync(thread, checkpointer=store, input=answer, **running)
+                else:
+                    result = _start(flow, task, flow_ref, store, thread, **running)
+                if store is not None and thread is not None:
+                    result = _answer_pause(console, result, flow, store, thread, **running)
+            finally:
+                if writer is not None:
+                    writer.close()
+                if store is not None:
+                    store.close()
     _print_usage(console, result)
     if trace is not None:
         console.print(f"trace written to {trace}")
@@ -280,6 +296,8 @@ def run_command(
         console.print(f"[magenta]paused: {result.pending}[/]")
         if thread is not None and store_path is not None and flow.origin is not None:
             command = run_on_command(flow.origin, store_path, thread, paused=True, model=llm.model)
+            if mcp_config is not None:
+                command += " " + shlex.join(["--mcp-config", str(mcp_config.resolve())])
             console.print(f"answer with: {command}",
                           markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(code=PAUSED_EXIT)

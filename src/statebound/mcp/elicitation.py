@@ -77,9 +77,19 @@ def _fields(params: types.ElicitRequestParams) -> dict[str, dict[str, Any]]:
     return dict(schema.get("properties") or {})
 
 
+def _choices(field: dict[str, Any]) -> list[Any]:
+    """The values a field (or, for a list, each of its items) may take (none: any of its type)."""
+    return list(field.get("enum") or [option.get("const") for option in field.get("oneOf", field.get("anyOf", ()))
+                                      if "const" in option])
+
+
 def _describe(field: dict[str, Any]) -> str:
-    choices = field.get("enum") or [option.get("const") for option in field.get("oneOf", ()) if "const" in option]
-    kind = f"one of {', '.join(map(str, choices))}" if choices else _TYPES.get(field.get("type", ""), "a value")
+    choices = _choices(field)
+    if field.get("type") == "array":
+        items = _choices(field.get("items") or {})
+        kind = f"a list of {', '.join(map(str, items))}" if items else "a list of strings"
+    else:
+        kind = f"one of {', '.join(map(str, choices))}" if choices else _TYPES.get(field.get("type", ""), "a value")
     default = f", default {json.dumps(field['default'])}" if "default" in field else ""
     return f"{kind}{default}"
 
@@ -98,7 +108,10 @@ def _value(value: Any, field: dict[str, Any]) -> Any:
             "array": isinstance(value, list)}.get(kind or "", True)
     if not fits:
         return _Misfit(f"{value!r} is not {_TYPES.get(kind or '', kind)}")
-    choices = field.get("enum") or [option.get("const") for option in field.get("oneOf", ()) if "const" in option]
+    choices = _choices(field)
     if choices and value not in choices:
         return _Misfit(f"{value!r} is not one of {', '.join(map(str, choices))}")
+    items = _choices(field.get("items") or {}) if kind == "array" else []
+    if items and (wrong := [item for item in value if item not in items]):
+        return _Misfit(f"{wrong[0]!r} is not one of {', '.join(map(str, items))}")
     return value

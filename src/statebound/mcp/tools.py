@@ -189,8 +189,7 @@ class ServerTools:
         names = allowed(server, [tool.name for tool in listing])
         if self.only is not None:
             if unknown := [name for name in self.only if name not in names]:
-                hidden = " (its allow list leaves out " + ", ".join(n for n in unknown if n in {t.name for t in listing}) + ")" \
-                    if any(n in {t.name for t in listing} for n in unknown) else ""
+                hidden = " (its allow list leaves it out)" if any(t.name == unknown[0] for t in listing) else ""
                 raise DefinitionError(f"MCP server {server.name!r} has no tool {unknown[0]!r}{hidden}; it offers "
                                       f"{', '.join(names) or 'none'}")
             names = [name for name in names if name in self.only]

@@ -229,3 +229,34 @@ def test_the_git_server_over_a_sample_repository(tmp_path):
     git = MCPServer.stdio("git", git_server(), "--repository", str(repository))
     result = one_call(mcp_tool(git, "git_log"), {"repo_path": str(repository)}).run_sync("x")
     assert result.exit_state == "Ok" and "First light" in result.history[-1].content
+
+
+def test_a_servers_elicitation_pauses_the_run_and_the_answer_goes_to_the_server(tmp_path):
+    from statebound.flow.live import SQLiteCheckpointer
+
+    reference = MCPServer.stdio("everything", everything(), "stdio")
+    flow = one_call(mcp_tool(reference, "trigger-elicitation-request"), {})
+    with SQLiteCheckpointer(tmp_path / "s.db") as store:
+        paused = flow.run_sync("x", checkpointer=store, thread="t")
+        assert paused.exit_reason is ExitReason.PAUSED
+        assert paused.pending.startswith("MCP server 'everything' asks, during trigger-elicitation-request: ")
+        assert "integer: an integer, default 42" in paused.pending
+        again = flow.resume_sync("t", checkpointer=store, input='{"integer": "many"}')
+        assert again.exit_reason is ExitReason.PAUSED  # asked again, saying what was wrong
+        assert "[\'{\"integer\": \"many\"}\' was not understood: integer: 'many' is not an integer]" in again.pending
+        done = flow.resume_sync("t", checkpointer=store, input='{"name": "Ann", "integer": 7}')
+    assert done.exit_state == "Ok", done.history[-1].content
+    sent = done.history[-1].content
+    assert '"action": "accept"' in sent and '"name": "Ann"' in sent and '"integer": 7' in sent
+    assert '"number": 3.14' in sent  # a field left out takes the form's default
+    assert not server_processes("server-everything")
+
+
+def test_a_server_that_floods_notifications_is_answered_not_hung(python):
+    from pathlib import Path
+
+    noisy = MCPServer.stdio("noisy", python, str(Path(__file__).with_name("noisy_server.py")), "20000", timeout=60)
+    started = time.monotonic()
+    result = one_call(mcp_tool(noisy, "noisy"), {}).run_sync("x")
+    assert result.exit_state == "Ok" and result.history[-1].content == "quiet now"
+    assert time.monotonic() - started < 60 and not server_processes("noisy_server")

@@ -1,6 +1,5 @@
-"""The real MCP servers, clients and conformance suite that scripts/setup_mcp.sh installs into
-.mcp/. A test that needs one that is not there is skipped, and the reasons are printed at the end
-of the run (never a silent skip)."""
+"""Fixtures of the MCP tests: a flow served over streamable HTTP; the reasons MCP tests were
+skipped, printed at the end of the run."""
 
 from __future__ import annotations
 
@@ -14,57 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp_helpers import ROOT, skipped
 from processes import free_port
-
-ROOT = Path(__file__).resolve().parents[2]
-TOOLS = ROOT / ".mcp"
-NODE_BIN = TOOLS / "node" / "node_modules" / ".bin"
-PYTHON_BIN = TOOLS / "python" / "bin"
-SETUP = "bash scripts/setup_mcp.sh"
-_skipped: list[str] = []
-
-
-def installed(path: Path, what: str) -> str:
-    """``path`` as a string, or the test is skipped naming what is missing and how to install it."""
-    if not path.exists():
-        reason = f"{what} is not installed ({path.relative_to(ROOT)} is missing): run {SETUP}"
-        _skipped.append(reason)
-        pytest.skip(reason)
-    return str(path)
-
-
-def everything() -> str:
-    return installed(NODE_BIN / "mcp-server-everything", "@modelcontextprotocol/server-everything")
-
-
-def filesystem() -> str:
-    return installed(NODE_BIN / "mcp-server-filesystem", "@modelcontextprotocol/server-filesystem")
-
-
-def time_server() -> str:
-    return installed(PYTHON_BIN / "mcp-server-time", "mcp-server-time")
-
-
-def git_server() -> str:
-    return installed(PYTHON_BIN / "mcp-server-git", "mcp-server-git")
-
-
-def node22() -> str:
-    return installed(NODE_BIN / "node", "Node 22 (npm's node@22)")
-
-
-def server_processes(marker: str) -> list[int]:
-    """The ids of this process's descendants whose command line holds ``marker``."""
-    import psutil
-
-    found = []
-    for child in psutil.Process(os.getpid()).children(recursive=True):
-        try:
-            if marker in " ".join(child.cmdline()):
-                found.append(child.pid)
-        except psutil.NoSuchProcess:
-            continue
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -98,5 +48,5 @@ def python() -> str:
 
 
 def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untyped-def]
-    for reason in dict.fromkeys(_skipped):
+    for reason in dict.fromkeys(skipped):
         terminalreporter.write_line(f"MCP tests skipped: {reason}", yellow=True)

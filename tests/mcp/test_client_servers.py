@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 import pytest
-from conftest import everything, filesystem, git_server, server_processes, time_server
+from mcp_helpers import everything, filesystem, git_server, server_processes, time_server
 from processes import free_port
 from pydantic import BaseModel
 
@@ -260,3 +260,30 @@ def test_a_server_that_floods_notifications_is_answered_not_hung(python):
     result = one_call(mcp_tool(noisy, "noisy"), {}).run_sync("x")
     assert result.exit_state == "Ok" and result.history[-1].content == "quiet now"
     assert time.monotonic() - started < 60 and not server_processes("noisy_server")
+
+
+def test_every_mcp_call_is_a_span_naming_the_server():
+    pytest.importorskip("opentelemetry.sdk", reason="tracing needs the otel extra: pip install 'statebound[otel]'")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from statebound import telemetry
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    telemetry.enable(provider)
+    try:
+        reference = MCPServer.stdio("everything", everything(), "stdio")
+        llm = caller(ToolCall("c1", "echo", '{"message": "traced"}'), ToolCall("c2", "echo", "{}"))
+        offering(mcp(reference, "echo")).run_sync("x", llm=llm)
+        direct = one_call(mcp_tool(reference, "get-sum"), {"a": 1, "b": 2}).run_sync("x")
+    finally:
+        telemetry.disable()
+    assert direct.exit_state == "Ok"
+    tools = [span for span in exporter.get_finished_spans() if span.name.startswith("execute_tool")]
+    assert [(span.name, span.attributes["statebound.tool.ok"]) for span in tools] == [
+        ("execute_tool echo", True), ("execute_tool echo", False), ("execute_tool get-sum", True)]
+    called = [span for span in tools if span.attributes.get("mcp.method.name") == "tools/call"]
+    assert len(called) == 2 and all(span.attributes["statebound.mcp.server"] == "everything" for span in called)

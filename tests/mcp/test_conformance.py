@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import NODE_BIN, ROOT, installed, node22
+from mcp_helpers import NODE_BIN, ROOT, installed, node22
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 HERE = Path(__file__).parent

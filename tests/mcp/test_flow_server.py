@@ -17,8 +17,8 @@ from pathlib import Path
 import jsonschema
 import mcp_types as types
 import pytest
-from conftest import NODE_BIN, ROOT, installed
 from mcp import Client, StdioServerParameters
+from mcp_helpers import NODE_BIN, ROOT, installed
 
 from statebound.flow.live import SQLiteCheckpointer
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, filesystem
+from mcp_helpers import ROOT, filesystem
 
 from statebound.flow.live import SQLiteCheckpointer
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["Asker", "Connection", "STDERR_TAIL"]
 
 STDERR_TAIL = 2000  # characters of a server's stderr an error shows
+_STOP_TIMEOUT = 15.0  # seconds leaving a connection may take before it is cut
 _CLOSED = -32000  # the SDK's CONNECTION_CLOSED error code
 
 # answers a server's elicitation during a call (a form's fields, or a URL to visit)
@@ -84,6 +85,10 @@ class Connection:
         holder, self._holder = self._holder, None
         self._stop.set()
         if holder is not None:
+            try:  # the SDK bounds a stdio server's shutdown; an HTTP server's goodbye is bounded here
+                await asyncio.wait_for(asyncio.shield(holder), _STOP_TIMEOUT)
+            except TimeoutError:
+                holder.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await holder
         self._client = None

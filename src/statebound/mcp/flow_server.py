@@ -213,7 +213,9 @@ def flow_server(flows: Sequence[Flow], store: Checkpointer, *, llm: LLM | None =
 
 def http_app(flows: Sequence[Flow], store: Checkpointer, *, llm: LLM | None = None, path: str = "/mcp") -> Starlette:
     """The flows' MCP server over streamable HTTP, as an ASGI app serving ``path``; requests whose
-    Host or Origin is not this machine are refused (DNS-rebinding protection)."""
+    Host or Origin is not this machine are refused (DNS-rebinding protection). Its lifespan runs
+    the SDK's session manager: an app that mounts it must enter that lifespan in its own
+    (``app.router.lifespan_context(app)``), since a mounted app's lifespan is not run for it."""
     return flow_server(flows, store, llm=llm).streamable_http_app(streamable_http_path=path, host="127.0.0.1")
 
 

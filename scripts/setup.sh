@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=.venv
-STAMP="$VENV/.installed-$(cat pyproject.toml scripts/setup.sh | sha1sum | cut -c1-12)"
+STAMP="$VENV/.installed-$(cat pyproject.toml scripts/setup.sh scripts/setup_mcp.sh | sha1sum | cut -c1-12)"
 [ -f "$STAMP" ] && exit 0
 
 # System packages: bubblewrap (the Bash sandbox), MariaDB (the MySQL-compatible SQL backend),
@@ -35,6 +35,8 @@ fi
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON}"
 echo "setup: installing statebound and its dependencies into $VENV (the first time builds llama.cpp, 6-8 minutes)"
 "$VENV/bin/python" -m pip install -q -e ".[dev]"
+# The real MCP servers, the inspector CLI and the conformance suite the MCP tests use, in .mcp/
+bash scripts/setup_mcp.sh
 rm -f "$VENV"/.installed-*
 touch "$STAMP"
 echo "setup: done"

@@ -22,6 +22,7 @@ def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "broken.py").write_text("flow = (\n")
     (tmp_path / "bad.toml").write_text("model = \n")
     (tmp_path / "typo.toml").write_text("[opneai]\nbase_url = 'http://127.0.0.1:1/v1'\n")
+    (tmp_path / "mcp.json").write_text('{"mcpServers": {"time": {"command": "mcp-server-time"}}}')
     monkeypatch.setenv("STATEBOUND_CONFIG", str(tmp_path / "none.toml"))
     for name in ("STATEBOUND_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
@@ -59,6 +60,13 @@ MISTAKES: dict[str, tuple[list[str], str | None, str]] = {
     "run-bad-config": (["run", "arithmetic"], "bad.toml", "not valid TOML"),
     "run-flow-syntax-error": (["run", "broken.py:flow"], None, "syntax error"),
     "run-resume-without-store": (["run", "arithmetic", "--resume"], None, "--resume needs --store"),
+    "run-no-mcp-config": (["run", "arithmetic", "--mcp-config", "none.json"], None, "cannot read the MCP config none.json"),
+    "run-bad-mcp-config": (["run", "arithmetic", "--mcp-config", "bad.toml"], None, "bad.toml is not JSON"),
+    "mcp-serve-unknown-flow": (["mcp", "serve", "nosuch"], None, "neither a bundled example"),
+    "mcp-unknown-flow": (["mcp", "nosuch"], None, "neither a bundled example"),
+    "mcp-list-unknown-server": (["mcp", "list", "nosuch", "--mcp-config", "mcp.json"], None,
+                                "mcp.json has no server 'nosuch' (it has time)"),
+    "mcp-list-no-command": (["mcp", "list", "/no/such/server"], None, "could not be started: no such command"),
     "threads-no-store": (["threads", "none.sqlite"], None, "no store at none.sqlite"),
     "view-not-a-run": (["view", "file"], None, "file is neither a run store nor a live-flow store"),
     "clean-bad-flag": (["clean", "--bogus"], None, "No such option"),
@@ -91,5 +99,5 @@ def test_every_subcommand_has_a_mistake() -> None:
     root = typer.main.get_command(app)
     commands = {name for name, command in root.commands.items()  # type: ignore[attr-defined]
                 for name in [name, *(f"{name} {sub}" for sub in getattr(command, "commands", {}))]}
-    tried = {" ".join(args[:2]) if args[0] in ("flow", "spec") else args[0] for args, _, _ in MISTAKES.values()}
-    assert commands - {"flow", "spec"} <= tried | {"flow paint"}, commands - tried
+    tried = {" ".join(args[:2]) if args[0] in ("flow", "spec", "mcp") else args[0] for args, _, _ in MISTAKES.values()}
+    assert commands - {"flow", "spec", "mcp"} <= tried | {"flow paint"}, commands - tried

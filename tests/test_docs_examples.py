@@ -32,6 +32,8 @@ _LOCAL_MODEL = re.compile(r"open_model\((?!\s*[\"'](?:scripted|function:|openai:
 _SANDBOX = re.compile(r"\b(?:BashEnv|Sandbox)\(")
 _ENGINE = re.compile(r"\bAlfworldEnv\(")
 _MARIADB = re.compile(r"backend\s*=\s*[\"']mysql")
+_MCP_SERVER = re.compile(r"mcp-server-filesystem")  # docs/mcp.md: the server set-up installs into .mcp/
+_MCP_INSTALLED = ROOT / ".mcp" / "node" / "node_modules" / ".bin" / "mcp-server-filesystem"
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,14 @@ def _marks(example: Example) -> list[pytest.MarkDecorator]:
             pytest.mark.skipif(
                 shutil.which("bwrap") is None,
                 reason="needs bubblewrap (apt-get install bubblewrap)",
+            ),
+        ]
+    if _MCP_SERVER.search(code):
+        return [
+            pytest.mark.integration,
+            pytest.mark.skipif(
+                not _MCP_INSTALLED.exists() and shutil.which("mcp-server-filesystem") is None,
+                reason="needs @modelcontextprotocol/server-filesystem: run bash scripts/setup_mcp.sh",
             ),
         ]
     if _LOCAL_MODEL.search(code) or _ENGINE.search(code) or _MARIADB.search(code):

@@ -129,3 +129,20 @@ class BudgetExceeded(StateboundError):
 
 class ModelUnavailable(DefinitionError):
     """A model cannot be opened (unknown name, missing package or file); the message names the fix."""
+
+
+class MCPServerError(StateboundError):
+    """An MCP server did not start, did not answer, crashed or broke the protocol. ``server`` names
+    it; ``stderr`` is the end of what it wrote to its standard error (a stdio server), secrets
+    redacted."""
+
+    def __init__(self, message: str, *, server: str, stderr: str = "") -> None:
+        self.server = server
+        self.stderr = stderr
+        tail = f"; its stderr ended with:\n{stderr}" if stderr.strip() else ""
+        super().__init__(f"MCP server {server!r}: {message}{tail}")
+
+
+class MCPServerTimeout(MCPServerError):
+    """An MCP server did not answer a call within its timeout; it was stopped (the next call starts
+    it again)."""

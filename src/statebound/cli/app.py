@@ -56,6 +56,7 @@ from statebound.cli import models as _models  # noqa: E402,F401
 from statebound.cli import run as _run  # noqa: E402,F401  (flow engine: run, flow draw)
 from statebound.cli import threads as _threads  # noqa: E402,F401  (live flows: threads)
 from statebound.cli import serve as _serve  # noqa: E402,F401  (live flows over HTTP: the Agent Protocol)
+from statebound.cli import mcp as _mcp  # noqa: E402,F401  (MCP: serve flows, list a server's tools)
 from statebound.cli import spec as _spec  # noqa: E402,F401  (behaviour specs: check, draw, show)
 from statebound.cli import clean as _clean  # noqa: E402,F401  (leftovers of killed runs)
 from statebound.cli import pack as _pack  # noqa: E402,F401  (compressed run stores)

@@ -11,10 +11,12 @@ stderr and exit status 2.
 from __future__ import annotations
 
 import inspect
+import shlex
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +49,17 @@ flow_app = typer.Typer(help="Inspect flows: draw their diagrams, check them.", n
 app.add_typer(flow_app, name="flow")
 
 FLOW_HELP = "A bundled example (arithmetic, research) or a Python file and variable: path.py:flow"
+MCP_CONFIG_HELP = ("An MCP config file ({\"mcpServers\": {...}}, the shape MCP clients share): the servers "
+                   "mcp(\"name\") finds.")
+
+
+def mcp_servers(config: Path | None) -> AbstractContextManager[object]:
+    """The servers of the MCP ``config`` file made the ones ``mcp("name")`` finds (nothing without one)."""
+    if config is None:
+        return nullcontext()
+    from statebound.mcp import load_servers, use_servers
+
+    return use_servers(load_servers(config))
 
 
 def load_flow(ref: str) -> Flow:
@@ -316,6 +329,7 @@ def run_command(
     tokens: bool | None = typer.Option(None, "--tokens/--no-tokens", help="Print each reply as the model writes it (default: when stdout is a terminal)."),
     var: list[str] = typer.Option([], "--var", metavar="FIELD=VALUE", help="A starting value of the flow's variables (Flow(vars=...)), e.g. --var team=billing; a value is read as JSON where it is JSON; repeatable."),
     deps: str | None = typer.Option(None, "--deps", metavar="PATH.PY:NAME", help="What the flow's tools get as ctx.deps: an object in a Python file, or a function there that makes it from no arguments."),
+    mcp_config: Path | None = typer.Option(None, "--mcp-config", help=MCP_CONFIG_HELP),
     otel: bool = otel_option(),
     otel_content: bool = otel_content_option(),
 ) -> None:
@@ -339,6 +353,7 @@ def run_command(
     start_tracing(otel, otel_content, secrets_of(model_option))
     with one_line_errors():
         _check_thread_options(store_path, thread, resume, answer)
+        servers = mcp_servers(mcp_config)
         flow = load_flow(flow_ref)
         if max_turns is not None:
             flow = flow.replace(max_turns=max_turns)
@@ -354,22 +369,23 @@ def run_command(
             sinks.append(writer)
         running: dict[str, Any] = {"llm": llm, "deps": running_deps, "on_event": sinks, "record_events": False,
                                    "on_token": pieces}
-        try:
-            if resume:
-                assert store is not None and thread is not None  # _check_thread_options
-                _check_resumable(store, thread, f"statebound run {flow_ref} --store {store_path} --thread {thread}",
-                                 llm, switch_model)
-                console.print(inert_text(f"{thread}: continuing from its last checkpoint in {store.where}", "dim"))
-                result = flow.resume_sync(thread, checkpointer=store, input=answer, **running)
-            else:
-                result = _start(flow, task, flow_ref, store, thread, **running)
-            if store is not None and thread is not None:
-                result = _answer_pause(console, result, flow, store, thread, **running)
-        finally:
-            if writer is not None:
-                writer.close()
-            if store is not None:
-                store.close()
+        with servers:  # the servers mcp("name") finds in the flow
+            try:
+                if resume:
+                    assert store is not None and thread is not None  # _check_thread_options
+                    _check_resumable(store, thread, f"statebound run {flow_ref} --store {store_path} --thread {thread}",
+                                     llm, switch_model)
+                    console.print(inert_text(f"{thread}: continuing from its last checkpoint in {store.where}", "dim"))
+                    result = flow.resume_sync(thread, checkpointer=store, input=answer, **running)
+                else:
+                    result = _start(flow, task, flow_ref, store, thread, **running)
+                if store is not None and thread is not None:
+                    result = _answer_pause(console, result, flow, store, thread, **running)
+            finally:
+                if writer is not None:
+                    writer.close()
+                if store is not None:
+                    store.close()
     _print_usage(console, result)
     if trace is not None:
         console.print(inert_text(f"trace written to {trace}"))
@@ -379,6 +395,8 @@ def run_command(
         console.print(inert_text(f"paused: {result.pending}", "magenta"))
         if thread is not None and store_path is not None and flow.origin is not None:
             command = run_on_command(flow.origin, store_path, thread, paused=True, model=llm.model)
+            if mcp_config is not None:
+                command += " " + shlex.join(["--mcp-config", str(mcp_config.resolve())])
             console.print(inert_text(f"answer with: {command}", one_line=True), soft_wrap=True)
         raise typer.Exit(code=PAUSED_EXIT)
     if not result.ok:

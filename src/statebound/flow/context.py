@@ -12,10 +12,11 @@ A stored run comes back as a :class:`Snapshot` (see :mod:`statebound.flow.live`)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Any, Generic, Literal, Protocol
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from statebound.errors import DefinitionError
 from statebound.flow.agent import Agent
@@ -30,6 +31,9 @@ from statebound.llm.conformance import check_llm, complete_checked
 from statebound.llm.streaming import streaming_to, token_sink
 
 __all__ = ["MachineInfo", "PauseRun", "RunContext", "RunHook", "Snapshot", "StepKind", "StopRun", "ToolIntent", "VarsT"]
+
+
+T = TypeVar("T")
 
 
 class StateInfo(Protocol):
@@ -135,6 +139,7 @@ class RunContext(Generic[VarsT]):
         "_llm",
         "_messages",
         "_on_token",
+        "_opened",
         "_usage",
         "agent",
         "calls",
@@ -189,6 +194,7 @@ class RunContext(Generic[VarsT]):
         self._on_token = on_token
         self._hook = hook
         self._messages = MessageCache()
+        self._opened: tuple[AsyncExitStack, dict[Hashable, Any]] | None = None  # what the run's outputs share
         spec = flow.vars
         self.vars: VarsT = None if spec is None else spec.initial  # type: ignore[assignment]
         self.vars_written: dict[str, Any] = {} if spec is None else dict(spec.initial_data)  # not yet checkpointed
@@ -230,6 +236,22 @@ class RunContext(Generic[VarsT]):
         crash inside it asks a person first). A no-op in a run that is not checkpointed."""
         if self._hook is not None:
             self._hook.step(self, kind, tool=None if tool is None else (tool, call))
+
+    async def opened(self, key: Hashable, opener: Callable[[], AbstractAsyncContextManager[T]]) -> T:
+        """What ``opener()`` enters, entered once per run for ``key`` (the run's outputs share
+        it: a connection to an MCP server) and exited when the run ends, however it ends."""
+        if self._opened is None:
+            self._opened = (AsyncExitStack(), {})
+        exits, values = self._opened
+        if key not in values:
+            values[key] = await exits.enter_async_context(opener())
+        return values[key]  # type: ignore[no-any-return]
+
+    async def close(self) -> None:
+        """Exit what :meth:`opened` entered (the engine calls it as the run ends)."""
+        if self._opened is not None:
+            exits, self._opened = self._opened[0], None
+            await exits.aclose()
 
     # ---- reading -------------------------------------------------------------------------
     @property

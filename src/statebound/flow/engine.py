@@ -153,6 +153,8 @@ async def execute(
         reason = ExitReason.CONTEXT
     except Exception as exc:  # a tool, an LLM or the flow failed: keep everything, report it
         reason, error = ExitReason.ERROR, exc
+    finally:
+        await ctx.close()  # what the outputs opened for the run (an MCP server's connection)
     ctx.agent = None
     if listeners is not None:
         await listeners.flush()

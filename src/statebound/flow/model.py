@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, Generic, TypeVar, overload
 
@@ -33,8 +34,9 @@ def _run_blocking(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(start())
+    context = contextvars.copy_context()  # the caller's context variables (the MCP servers in use) go along
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(start())).result()
+        return pool.submit(context.run, lambda: asyncio.run(start())).result()
 
 
 class Flow(Machine, Generic[VarsT]):

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, cast, runtime_checkable
 
 from statebound.errors import DefinitionError, StructuredOutputError, UnsupportedFeature
 from statebound.flow.agent import Agent
@@ -27,9 +28,13 @@ from statebound.flow.context import RunContext
 from statebound.flow.structured import ask_structured, check_schema_support
 from statebound.flow.tool_calls import (
     ModelTool,
+    Toolset,
+    as_result,
     as_tools,
     calls_in_progress,
+    misfit,
     render_calls,
+    resolve_tools,
     run_tool_calls,
 )
 from statebound.flow.tool_result import ToolResult
@@ -93,7 +98,8 @@ class CallLLM:
     and :func:`~statebound.flow.rules.called` branches on them. In a checkpointed run the reply is
     stored before the calls run and each result as it comes (see ``docs/live-flows.md``).
     ``writes`` names the flow variables the tools' ``ToolResult(update=...)`` may write, for
-    static checks (each ``tool(fn, writes=[...])`` adds its own).
+    static checks (each ``tool(fn, writes=[...])`` adds its own). A :class:`Toolset` among the
+    ``tools`` (an MCP server's, :func:`statebound.mcp.mcp`) gives its tools as the output runs.
     """
 
     llm: LLM | None = None
@@ -108,23 +114,25 @@ class CallLLM:
     schema: SchemaTarget | None = None
     into: str | None = None
     retries: int = 1
-    tools: Sequence[Callable[..., Any] | ModelTool] = ()
+    tools: Sequence[Callable[..., Any] | ModelTool | Toolset] = ()
     tool_choice: str = "auto"
     writes: Sequence[str] = ()
     _offered: tuple[ModelTool, ...] = field(init=False, repr=False, compare=False, default=())
+    _toolsets: tuple[Toolset, ...] = field(init=False, repr=False, compare=False, default=())  # resolved as it runs
     _specs: tuple[ToolSpec, ...] = field(init=False, repr=False, compare=False, default=())  # the requests' tools
 
     def __post_init__(self) -> None:
-        offered = as_tools(self.tools)
+        offered, toolsets = as_tools(self.tools)
         object.__setattr__(self, "_offered", offered)
-        written = (*self.writes, *(name for tool in offered for name in tool.writes))
+        object.__setattr__(self, "_toolsets", toolsets)
+        written = (*self.writes, *(name for tool in offered for name in tool.writes),
+                   *(name for toolset in toolsets for name in toolset.writes))
         object.__setattr__(self, "writes", tuple(dict.fromkeys(written)))
         object.__setattr__(self, "_specs", tuple(tool.spec for tool in offered))
-        if offered and (self.schema is not None or self.grammar is not None):
+        if self.tools and (self.schema is not None or self.grammar is not None):
             raise DefinitionError("CallLLM with tools= takes no schema= or grammar=")
-        if self.tool_choice not in ("auto", "required", *(tool.spec.name for tool in offered)):
-            raise DefinitionError(f"tool_choice is 'auto', 'required' or an offered function's name, "
-                                  f"not {self.tool_choice!r}")
+        if not toolsets:  # a toolset's names are known only as it runs
+            self._check_choice(offered)
         if self.schema is not None:
             json_schema(self.schema)  # a schema that is not one is refused when the flow is built
             if self.grammar is not None:
@@ -140,14 +148,24 @@ class CallLLM:
         model = self.llm or llm
         if self.schema is not None and model is not None:
             check_schema_support(self.schema, model, where=where)
-        if self._offered and model is not None and not model.capabilities.tools:
+        if self.tools and model is not None and not model.capabilities.tools:
             raise UnsupportedFeature(f"{where} offers the model tools, and {model.model} takes none: use the "
                                      "embedded model or a server with tool calling")
 
+    def _check_choice(self, offered: Sequence[ModelTool]) -> None:
+        if self.tool_choice not in ("auto", "required", *(tool.spec.name for tool in offered)):
+            raise DefinitionError(f"tool_choice is 'auto', 'required' or an offered function's name "
+                                  f"({', '.join(tool.spec.name for tool in offered)}), not {self.tool_choice!r}")
+
     async def run(self, ctx: RunContext) -> None:
-        if self._offered and (progress := calls_in_progress(ctx.history, ctx.output_start)) is not None:
+        offered, specs = self._offered, self._specs
+        if self._toolsets:
+            offered = await resolve_tools(ctx, offered, self._toolsets)
+            specs = tuple(tool.spec for tool in offered)
+            self._check_choice(offered)
+        if offered and (progress := calls_in_progress(ctx.history, ctx.output_start)) is not None:
             calls, done = progress  # resumed after the reply was stored: its calls go on
-            await run_tool_calls(ctx, calls, self._offered, done=done)
+            await run_tool_calls(ctx, calls, offered, done=done)
             return
         messages = ctx.messages() if self.render is None else tuple(self.render(ctx))
         grammar = self.grammar(ctx) if callable(self.grammar) else self.grammar
@@ -158,7 +176,7 @@ class CallLLM:
             temperature=self.temperature,
             grammar=grammar,
             seed=None if self.seed is None else self.seed + ctx.visits.get(ctx.state, 1) - 1,
-            tools=self._specs,
+            tools=specs,
             tool_choice=self.tool_choice,
         )
         name = ctx.speaker or (ctx.agent.name if ctx.agent is not None else None)
@@ -182,7 +200,7 @@ class CallLLM:
                     name=name, usage=completion.usage, data={"tool_calls": [
                         {"id": call.id, "name": call.name, "arguments": call.arguments} for call in calls]})
             ctx.checkpoint("progress")  # the reply is stored before any call runs
-            await run_tool_calls(ctx, calls, self._offered)
+            await run_tool_calls(ctx, calls, offered)
             return
         # a reply held to a choice grammar is a choice: recorded as a grammar Pick's is
         choice = grammar_choice(ctx.state, grammar, completion.text)
@@ -218,29 +236,50 @@ class CallTool:
     checkpointed run interrupted while it ran then stops and asks a person instead of running
     it again on resume (see ``docs/live-flows.md``). ``writes`` names the flow variables its
     ``ToolResult(update=...)`` may write (for static checks; writing others is not refused).
+
+    With ``args`` (a dict, or ``args(ctx) -> dict``), ``fn`` is a tool that takes arguments: a
+    :class:`~statebound.flow.tool_calls.ModelTool` (``tool(fn)``), or a
+    :class:`~statebound.flow.tool_calls.Toolset` of one tool (an MCP server's,
+    :func:`statebound.mcp.mcp_tool`). Arguments that do not fit its parameters are a failed
+    result, as when the model calls it; a tool that is not repeatable is announced before it runs.
     """
 
-    __slots__ = ("_is_async", "blocking", "fn", "name", "repeatable", "writes")
+    __slots__ = ("_is_async", "args", "blocking", "fn", "name", "repeatable", "writes")
 
-    def __init__(self, fn: ToolFn, *, name: str | None = None, blocking: bool = True,
-                 repeatable: bool = True, writes: Sequence[str] = ()) -> None:
-        if not callable(fn):
+    def __init__(self, fn: ToolFn | ModelTool | Toolset, *, name: str | None = None, blocking: bool = True,
+                 repeatable: bool = True, writes: Sequence[str] = (),
+                 args: Mapping[str, Any] | Callable[[RunContext], Mapping[str, Any]] | None = None) -> None:
+        self.args = args
+        if args is not None:
+            if not isinstance(fn, (ModelTool, Toolset)):
+                raise DefinitionError(f"CallTool(args=...) calls a tool that takes arguments (tool(fn), an MCP "
+                                      f"server's mcp_tool(...)), not {fn!r}")
+            default = fn.spec.name if isinstance(fn, ModelTool) else fn.name
+            repeatable = repeatable and (fn.repeatable if isinstance(fn, ModelTool) else True)
+            writes = (*writes, *fn.writes)
+        elif not callable(fn):
             raise DefinitionError(f"CallTool needs a function fn(ctx), got {fn!r}")
+        else:
+            default = getattr(fn, "__name__", type(fn).__name__)
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", type(fn).__name__)
+        self.name = name or default
         self.blocking = blocking
         self.repeatable = repeatable
-        self.writes = tuple(writes)
+        self.writes = tuple(dict.fromkeys(writes))
         call = None if inspect.isfunction(fn) else getattr(type(fn), "__call__", None)  # noqa: B004 - the method, to see if it is async
         self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
 
     async def run(self, ctx: RunContext) -> None:
-        if self._is_async:
-            result = await self.fn(ctx)  # type: ignore[misc]
+        result: Any
+        fn = cast(ToolFn, self.fn)
+        if self.args is not None:
+            result = await self._call_with_args(ctx)
+        elif self._is_async:
+            result = await fn(ctx)  # type: ignore[misc]
         elif self.blocking:
-            result = await asyncio.to_thread(self.fn, ctx)
+            result = await asyncio.to_thread(fn, ctx)
         else:
-            result = self.fn(ctx)
+            result = fn(ctx)
         if inspect.isawaitable(result):
             result = await result
         if isinstance(result, str):
@@ -253,6 +292,26 @@ class CallTool:
             raise DefinitionError(
                 f"tool {self.name!r} returned {type(result).__name__}; return a str or a ToolResult"
             )
+
+    async def _call_with_args(self, ctx: RunContext) -> ToolResult:
+        fn = cast(ModelTool | Toolset, self.fn)
+        if isinstance(fn, ModelTool):
+            tool = fn
+        else:
+            tools = await fn.tools(ctx)
+            if len(tools) != 1:
+                raise DefinitionError(f"CallTool(args=...) calls one tool, and {fn.name} gives "
+                                      f"{len(tools)}: {', '.join(t.spec.name for t in tools) or 'none'}")
+            tool = tools[0]
+        args = self.args(ctx) if callable(self.args) else self.args
+        text = json.dumps(dict(args or {}))
+        try:
+            arguments = tool.arguments(text)
+        except ValueError as error:
+            return ToolResult(misfit(tool.spec.name, text, error), ok=False)
+        if self.repeatable and not tool.repeatable:  # learnt only now: announced here, not by the engine
+            ctx.checkpoint("intent")
+        return as_result(await tool(ctx, arguments))
 
     @property
     def label(self) -> str:

@@ -14,6 +14,10 @@ it comes, so a resumed run never asks the model again for a reply it gave and ne
 whose result is stored. A call that was running when the process died runs again, unless its tool
 is marked not repeatable (``tool(fn, repeatable=False)``): then the resumed run first asks a person
 to ``repeat`` or ``skip`` it, as for ``CallTool(fn, repeatable=False)``.
+
+Tools known only once a run is under way (an MCP server's, which the server lists when it runs)
+come as a :class:`Toolset`: ``CallLLM`` asks it for its tools each time it runs (the toolset may
+keep them for the run).
 """
 
 from __future__ import annotations
@@ -30,8 +34,8 @@ from statebound.flow.history import Entry
 from statebound.flow.tool_result import ToolResult
 from statebound.llm.base import ToolCall, ToolSpec
 
-__all__ = ["FunctionTool", "ModelTool", "as_tools", "call_record", "calls_in_progress", "render_calls", "run_tool_calls",
-           "stored_calls", "tool"]
+__all__ = ["FunctionTool", "ModelTool", "Toolset", "as_result", "as_tools", "misfit", "call_record", "calls_in_progress", "render_calls",
+           "resolve_tools", "run_tool_calls", "stored_calls", "tool"]
 
 
 @runtime_checkable
@@ -52,6 +56,21 @@ class ModelTool(Protocol):
     def arguments(self, text: str) -> dict[str, Any]: ...
 
     async def __call__(self, ctx: RunContext, arguments: dict[str, Any]) -> Any: ...
+
+
+@runtime_checkable
+class Toolset(Protocol):
+    """Tools a run learns as it goes (an MCP server's tools, listed by the server once it runs):
+    ``name`` says what it is in messages, ``writes`` the flow variables its tools may write (for
+    ``flow check``), and ``tools(ctx)`` gives them, in the run, each time an output needs them."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def writes(self) -> tuple[str, ...]: ...
+
+    async def tools(self, ctx: RunContext) -> Sequence[ModelTool]: ...
 
 
 class FunctionTool:
@@ -121,13 +140,32 @@ def tool(fn: Callable[..., Any] | None = None, /, *, name: str | None = None, re
     return FunctionTool(fn, name=name, repeatable=repeatable, writes=writes)
 
 
-def as_tools(functions: Sequence[Callable[..., Any] | ModelTool]) -> tuple[ModelTool, ...]:
-    """The functions as tools (tools as they are), refusing two with one name."""
-    tools = tuple(f if isinstance(f, ModelTool) else FunctionTool(f) for f in functions)
+def as_tools(functions: Sequence[Callable[..., Any] | ModelTool | Toolset]) -> tuple[tuple[ModelTool, ...],
+                                                                                   tuple[Toolset, ...]]:
+    """The functions as tools (tools as they are), and the toolsets apart; two tools with one
+    name are refused."""
+    tools = tuple(f if isinstance(f, ModelTool) else FunctionTool(f) for f in functions if not isinstance(f, Toolset))
+    _check_names(tools, "")
+    return tools, tuple(f for f in functions if isinstance(f, Toolset))
+
+
+async def resolve_tools(ctx: RunContext, tools: tuple[ModelTool, ...],
+                        toolsets: Sequence[Toolset]) -> tuple[ModelTool, ...]:
+    """``tools`` and those the ``toolsets`` give now, refusing two with one name."""
+    if not toolsets:
+        return tools
+    found = [*tools]
+    for toolset in toolsets:
+        found += await toolset.tools(ctx)
+    _check_names(found, f" (among the tools of {', '.join(toolset.name for toolset in toolsets)})")
+    return tuple(found)
+
+
+def _check_names(tools: Sequence[ModelTool], where: str) -> None:
     names = [tool.spec.name for tool in tools]
     if twice := sorted({name for name in names if names.count(name) > 1}):
-        raise DefinitionError(f"two tools are named {twice[0]!r}: the model calls tools by name")
-    return tools
+        raise DefinitionError(f"two tools are named {twice[0]!r}{where}: the model calls tools by name; "
+                              "offer one of them (a toolset's subset, or another name=)")
 
 
 def stored_calls(entry: Entry) -> tuple[ToolCall, ...]:
@@ -173,8 +211,8 @@ async def run_tool_calls(ctx: RunContext, calls: Sequence[ToolCall], tools: Sequ
             try:
                 arguments = tool.arguments(call.arguments)
             except ValueError as error:
-                ctx.add("tool", f"Error: {call.name}({call.arguments}) does not fit its parameters: {error}", "tool",
-                        name=call.name, ok=False, data=record)
+                ctx.add("tool", misfit(call.name, call.arguments, error), "tool", name=call.name, ok=False,
+                        data=record)
             else:
                 if not tool.repeatable:
                     ctx.checkpoint("intent", tool=call.name, call=call.id)
@@ -183,14 +221,24 @@ async def run_tool_calls(ctx: RunContext, calls: Sequence[ToolCall], tools: Sequ
 
 
 def _add_result(ctx: RunContext, name: str, record: dict[str, Any], result: Any) -> None:
+    result = as_result(result)
+    ctx.add("tool", result.output, "tool", name=name, ok=result.ok,
+            data=record if result.data is None else {**record, "data": result.data})
+    if result.update:
+        ctx.update(result.update, by=f"tool {name!r}")
+
+
+def misfit(name: str, arguments: str, error: ValueError) -> str:
+    """The failed result of a call whose arguments do not fit the tool's parameters."""
+    return f"Error: {name}({arguments}) does not fit its parameters: {error}"
+
+
+def as_result(result: Any) -> ToolResult:
+    """What a :class:`ModelTool` returned as a :class:`ToolResult` (text: success; other JSON
+    data: success, written as JSON)."""
     if isinstance(result, ToolResult):
-        ctx.add("tool", result.output, "tool", name=name, ok=result.ok,
-                data=record if result.data is None else {**record, "data": result.data})
-        if result.update:
-            ctx.update(result.update, by=f"tool {name!r}")
-    else:
-        ctx.add("tool", result if isinstance(result, str) else json.dumps(result, default=str), "tool",
-                name=name, ok=True, data=record)
+        return result
+    return ToolResult(result if isinstance(result, str) else json.dumps(result, default=str))
 
 
 def render_calls(calls: Sequence[ToolCall]) -> str:

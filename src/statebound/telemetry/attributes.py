@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["choice_attributes"]
+__all__ = ["choice_attributes", "tool_attributes"]
 
 OPERATION = "gen_ai.operation.name"
 PROVIDER = "gen_ai.provider.name"
@@ -27,6 +27,8 @@ TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
 TOOL_RESULT = "gen_ai.tool.call.result"
 INPUT_VALUE = "input.value"
 OUTPUT_VALUE = "output.value"
+ERROR_TYPE = "error.type"
+MCP_METHOD = "mcp.method.name"  # the MCP semantic conventions'
 
 FLOW = "statebound.flow"
 STATE = "statebound.state"
@@ -37,6 +39,7 @@ EXIT_STATE = "statebound.exit_state"
 TARGET = "statebound.transition.target"
 REASON = "statebound.transition.reason"
 TOOL_OK = "statebound.tool.ok"
+MCP_SERVER = "statebound.mcp.server"
 CHOICE_NAME = "statebound.choice.name"
 CHOICE_METHOD = "statebound.choice.method"
 CANDIDATES = "statebound.choice.candidates"
@@ -53,6 +56,19 @@ ERROR = "statebound.error"
 EPISODES = "statebound.episodes"
 AGENTS = "statebound.agents"
 MODELS = "statebound.models"
+
+
+def tool_attributes(name: str, ok: bool, data: Any) -> dict[str, Any]:
+    """A tool entry's span attributes; a call of an MCP server's tool (``data["mcp"]``, or under
+    ``data["data"]`` for a call the model made) also names the server and any failure's kind."""
+    out: dict[str, Any] = {OPERATION: "execute_tool", TOOL_NAME: name, TOOL_OK: ok}
+    inner = data.get("data") if isinstance(data, Mapping) and "tool_call" in data else data
+    record = inner.get("mcp") if isinstance(inner, Mapping) else None
+    if isinstance(record, Mapping):
+        out.update({MCP_METHOD: "tools/call", MCP_SERVER: str(record.get("server", ""))})
+        if record.get("error"):
+            out[ERROR_TYPE] = str(record["error"])
+    return out
 
 
 def choice_attributes(choice: Mapping[str, Any]) -> dict[str, Any]:

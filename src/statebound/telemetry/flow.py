@@ -45,9 +45,8 @@ class FlowSpans:
                 self._child(f"choose {choice.get('name') or entry.state}", a.choice_attributes(choice))
             elif entry.source == "tool":
                 name = entry.name or "tool"
-                self._child(f"execute_tool {name}", {a.OPERATION: "execute_tool", a.TOOL_NAME: name,
-                                                     a.TOOL_OK: bool(entry.ok), **self._tool_content(entry.data,
-                                                                                                     entry.content)},
+                self._child(f"execute_tool {name}", {**a.tool_attributes(name, bool(entry.ok), entry.data),
+                                                     **self._tool_content(entry.data, entry.content)},
                             error=entry.ok is False)
         elif isinstance(event, TransitionTaken):
             if event.choice:

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from statebound.bench.identity import (
     ConfigMismatch,
@@ -47,6 +45,7 @@ from statebound.bench.plan import EpisodeKey, RunConfig
 from statebound.bench.run_files import Declared, declared_of, run_files
 from statebound.contract.result import EpisodeResult
 from statebound.errors import DefinitionError
+from statebound.sqlite_files import reader
 
 __all__ = ["STORE_NAME", "ConfigMismatch", "RunNotFound", "RunStore", "admit", "check_run_dir", "no_run_in"]
 
@@ -140,7 +139,7 @@ class RunStore:
 
     def __init__(self, run_dir: str | Path, *, create: bool = True, read_only: bool = False) -> None:
         """``read_only``: open an existing store without writing to it (reports, status): a finished
-        store's bytes stay the same; a killed writer's log is folded in (see :func:`_reader`)."""
+        store's bytes stay the same; a killed writer's log is folded in (:func:`statebound.sqlite_files.reader`)."""
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / STORE_NAME
         if not self.path.exists() and packed_store(self.run_dir).is_file():  # a committed record
@@ -151,7 +150,7 @@ class RunStore:
         self._copy: tempfile.TemporaryDirectory[str] | None = None  # what a reader reads in a read-only place
         try:
             if read_only:
-                self._db, self._copy = _reader(self.path)
+                self._db, self._copy = reader(self.path)
                 try:
                     _check_schema(self._db, self.path)
                 except RunNotFound:
@@ -342,41 +341,6 @@ def _create(path: Path) -> None:
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
-
-
-def _reader(path: Path) -> tuple[sqlite3.Connection, tempfile.TemporaryDirectory[str] | None]:
-    """A connection to ``path`` that never writes a row, and the temporary copy it reads when it
-    reads one. Reading a store in WAL mode (a run killed, or one committed in that mode) makes
-    ``-wal``/``-shm`` files that a read-only connection cannot remove, so read through a read-write
-    connection that refuses writes (``query_only``): when it is the last to close, SQLite folds a
-    killed writer's log into the file (what the writer would have done) and removes the log files;
-    a running writer's log is left to it. Read-only when this user may not write there; and in a
-    read-only place where a killed writer's log cannot be read in place (no ``-shm`` beside it, and
-    none can be made), from a copy of the store and its log, so that no episode is missed."""
-    uri = f"file:{quote(str(path.absolute()))}"
-    for mode in ("rw", "ro"):
-        db = sqlite3.connect(f"{uri}?mode={mode}", uri=True, isolation_level=None, timeout=30)
-        try:
-            if mode == "rw":
-                db.execute("PRAGMA query_only=ON")
-            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return db, None
-        except sqlite3.DatabaseError as error:
-            db.close()
-            if not isinstance(error, sqlite3.OperationalError):  # not a database at all
-                raise
-    copy = tempfile.TemporaryDirectory(prefix="statebound-read-")
-    try:
-        for suffix in ("", "-wal"):
-            if (source := path.with_name(path.name + suffix)).is_file():
-                shutil.copyfile(source, Path(copy.name) / (STORE_NAME + suffix))
-        db = sqlite3.connect(Path(copy.name) / STORE_NAME, isolation_level=None, timeout=30)
-        db.execute("PRAGMA query_only=ON")
-        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except BaseException:
-        copy.cleanup()
-        raise
-    return db, copy
 
 
 def _check_schema(db: sqlite3.Connection, path: Path) -> None:

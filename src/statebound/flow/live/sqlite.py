@@ -15,18 +15,20 @@ A file that holds another database is refused, saying what it holds, and never w
 from __future__ import annotations
 
 import functools
+import os
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, TypeVar
-from urllib.parse import quote
 
 from statebound.errors import CheckpointError
 from statebound.flow.live.lease import Lease
 from statebound.flow.live.records import StoredCheckpoint, ThreadRecord
 from statebound.flow.live.store import Checkpointer, taken
 from statebound.processes import process_alive
+from statebound.sqlite_files import reader
 
 __all__ = ["Durability", "SQLiteCheckpointer"]
 
@@ -70,9 +72,18 @@ class SQLiteCheckpointer(Checkpointer):
         if read_only and not self.path.is_file():
             raise CheckpointError(f"no checkpoint store at {self.path}; `statebound run FLOW --store PATH --thread ID` "
                                   "makes one")
+        self._copy: tempfile.TemporaryDirectory[str] | None = None  # what a reader reads in a read-only place
         with self._reading(None):
-            target, uri = (f"file:{quote(str(self.path))}?mode=ro", True) if read_only else (str(self.path), False)
-            self._db = sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False)
+            if read_only:  # in a read-only place too, and a killed writer's log with it; the file unchanged
+                try:
+                    self._db, self._copy = reader(self.path, fold_log=False)
+                except sqlite3.DatabaseError as error:
+                    if "not a database" not in str(error):
+                        raise
+                    raise CheckpointError(f"{self.path} is not a checkpoint store: it is not a SQLite database "
+                                          f"({error})") from None
+            else:
+                self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             _refuse_foreign(self._db, self.path, read_only=read_only)
             if not read_only:
                 self._db.execute("PRAGMA journal_mode=WAL")
@@ -88,6 +99,9 @@ class SQLiteCheckpointer(Checkpointer):
             raise
         except sqlite3.Error as exc:
             about = f", thread {thread!r}" if thread else ""
+            if not self.read_only and not os.access(self.path.parent, os.W_OK):
+                raise CheckpointError(f"checkpoint store {self.path}{about} is in a read-only place ({exc}): read it "
+                                      "with statebound threads, or store runs where you can write") from None
             raise CheckpointError(
                 f"checkpoint store {self.path}{about} cannot be read: {exc} (a damaged or truncated "
                 "file, or not a checkpoint store); nothing was written to it"
@@ -147,14 +161,15 @@ class SQLiteCheckpointer(Checkpointer):
                 raise
             self.db.execute("COMMIT")
 
-    def claim(self, lease: Lease) -> Lease | None:
+    def claim(self, lease: Lease, *, take_over: str | None = None) -> Lease | None:
         with self._reading(lease.thread):
             db = self.db
             db.execute("BEGIN IMMEDIATE")  # read and take in one transaction: no other writer between
             try:
                 row = db.execute(f"SELECT {_LEASE_COLUMNS} FROM leases WHERE thread = ?", (lease.thread,)).fetchone()
                 holder = None if row is None else Lease(*row)
-                if holder is not None and (not holder.here() or process_alive(holder.pid, holder.started)):
+                living = holder is not None and (not holder.here() or process_alive(holder.pid, holder.started))
+                if holder is not None and living and holder.token != take_over:
                     return holder  # a living run (or one on another host, whose process cannot be seen)
                 db.execute(f"INSERT OR REPLACE INTO leases ({_LEASE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
                            (lease.thread, lease.token, lease.host, lease.pid, lease.started, lease.since))
@@ -171,6 +186,9 @@ class SQLiteCheckpointer(Checkpointer):
         if self._db is not None:
             self._db.close()
             self._db = None
+        if self._copy is not None:
+            self._copy.cleanup()
+            self._copy = None
 
 
 _STORE_TABLES = {"threads", "checkpoints"}

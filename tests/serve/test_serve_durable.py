@@ -5,6 +5,7 @@ without asking. Two workers over one PostgreSQL store run each of 200 runs exact
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 
 import httpx
@@ -87,3 +88,51 @@ def test_two_workers_over_postgresql_run_each_of_200_runs_exactly_once(postgres_
     assert all(a["__interrupt__"][0]["value"] == "Send 'Hello Ann' (plain)?" for a in answers)
     assert len(runs) == 200 and {status for status, _ in runs} == {"success"}
     assert len({worker for _, worker in runs}) == 2  # both workers ran runs
+
+
+def test_killed_at_random_points_every_accepted_run_finishes_once(tmp_path):
+    """benchmarks/serve_kill.py (20 kills there) on a few kills."""
+    import importlib.util
+    import random
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "serve_kill.py"
+    spec = importlib.util.spec_from_file_location("serve_kill", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    rng = random.Random(3)
+    trials = [module.trial(rng, tmp_path / f"t{n}") for n in range(3)]
+    assert sum(t.cut_off for t in trials) > 0  # the kills landed while runs went on
+    for trial in trials:
+        assert trial.finished == trial.accepted, trial
+        assert (trial.paid_twice, trial.unpaid, trial.reasked) == (0, 0, 0), trial
+
+
+@pytest.mark.slow
+def test_a_stuck_workers_run_goes_to_another_worker_once_its_claim_runs_out(postgres_url, tmp_path):
+    import signal
+
+    import psycopg
+
+    with serving(postgres_url, "--workers", "2", "--lease", "1") as server:
+        run = httpx.post(f"{server.url}/runs", json={"assistant_id": "slow", "input": {"task": "2"},
+                                                     "on_completion": "keep"}).json()
+        with psycopg.connect(postgres_url) as db:
+            holder = db.execute("SELECT worker FROM statebound_runs WHERE run_id = %s", (run["run_id"],)).fetchone()[0]
+        stuck = int(holder.split(":")[1])
+        os.kill(stuck, signal.SIGSTOP)  # stuck mid-nap: alive, holding the thread, renewing nothing
+        try:
+            joined = httpx.get(f"{server.url}/threads/{run['thread_id']}/runs/{run['run_id']}/join", timeout=60).json()
+        finally:
+            os.kill(stuck, signal.SIGCONT)
+        time.sleep(2)  # the stuck worker wakes, finds the run taken, and stops it without writing
+        with psycopg.connect(postgres_url) as db:
+            status, worker = db.execute("SELECT status, worker FROM statebound_runs WHERE run_id = %s",
+                                        (run["run_id"],)).fetchone()
+            seqs = [row[0] for row in db.execute("SELECT seq FROM statebound_checkpoints WHERE thread = %s ORDER BY seq",
+                                                 (run["thread_id"],)).fetchall()]
+    assert joined["status"] == "final" and status == "success" and worker != holder
+    assert seqs == list(range(len(seqs)))  # one writer at a time: the thread is whole

@@ -187,3 +187,21 @@ def test_foreign_hosts_cross_origin_writes_and_missing_tokens_are_refused(tmp_pa
         foreign = httpx.post(f"{guarded.url}/threads", json={}, headers={**ok, "Origin": "http://evil.example"})
         assert foreign.status_code == 403
         assert httpx.post(f"{guarded.url}/threads/count", json={}, headers=ok).json() == 0
+
+
+def test_the_servers_page_of_a_paused_thread_answers_it(server):
+    thread = httpx.post(f"{server.url}/threads", json={}).json()["thread_id"]
+    httpx.post(f"{server.url}/threads/{thread}/runs/wait",
+               json={"assistant_id": "approve", "input": {"task": "Invite <b>Ann</b>"}})
+    page = httpx.get(f"{server.url}/threads/{thread}/page")
+    assert page.status_code == 200 and "The flow asks:" in page.text and "Send &#39;Hello Ann&#39; (plain)?" in page.text
+    assert "Invite &lt;b&gt;Ann&lt;/b&gt;" in page.text  # what the thread holds is shown as text
+    foreign = httpx.post(f"{server.url}/threads/{thread}/page", data={"answer": "yes"},
+                         headers={"Origin": "http://evil.example"})
+    assert foreign.status_code == 403
+    empty = httpx.post(f"{server.url}/threads/{thread}/page", data={"answer": ""})
+    assert empty.status_code == 400 and "write an answer" in empty.text
+    answered = httpx.post(f"{server.url}/threads/{thread}/page", data={"answer": "yes"}, follow_redirects=True)
+    assert answered.status_code == 200 and "interrupted" not in answered.text
+    state = httpx.get(f"{server.url}/threads/{thread}/state").json()
+    assert state["values"]["vars"]["approved"] is True and state["values"]["state"] == "Sent"

@@ -37,14 +37,15 @@ def _bind(host: str, port: int, *, shared: bool = False, listen: bool = True) ->
     return sock
 
 
-def _serve_one(sock: socket.socket, flows: dict[str, Any], store: str, llm: Any, hosts: tuple[str, ...],
-               token: str | None, lease: float) -> None:
+def _serve_one(sock: socket.socket, flows: dict[str, Any], store: str, llm: Any, bound: str,
+               hosts: tuple[str, ...], token: str | None, lease: float, limits: dict[str, int]) -> None:
     import uvicorn
 
     from statebound.serve.app import build_app
     from statebound.serve.runner import Executor
 
-    application = build_app(Executor(flows, store, llm=llm, lease=lease), hosts=hosts, token=token)
+    application = build_app(Executor(flows, store, llm=llm, lease=lease), bound=bound, hosts=hosts, token=token,
+                            **limits)
     server = uvicorn.Server(uvicorn.Config(application, log_level="warning", timeout_graceful_shutdown=2, loop="asyncio"))
     server.run(sockets=[sock])
 
@@ -60,7 +61,9 @@ def serve_command(
     model_option: list[str] = typer.Option([], "--model-option", help="Option for the model, key=value; repeatable."),
     auth_token: str | None = typer.Option(None, "--auth-token", help=f"A bearer token every request must carry (default: ${TOKEN_VARIABLE}); required to bind anything but localhost."),
     allow_host: list[str] = typer.Option([], "--allow-host", help="Another host name requests may name (besides localhost and the bound address); repeatable."),
-    lease: float = typer.Option(10.0, "--lease", min=1.0, help="Seconds a worker's claim on a run lasts unrenewed: a killed worker's runs go to another after it."),
+    lease: float = typer.Option(10.0, "--lease", min=1.0, max=86400.0, help="Seconds a worker's claim on a run lasts unrenewed: a killed worker's runs go to another after it."),
+    max_streams: int = typer.Option(256, "--max-streams", min=1, max=100_000, help="Event streams a worker keeps open at once; one more is refused (503) before anything is stored."),
+    max_body: int = typer.Option(1 << 20, "--max-body", min=1024, max=1 << 30, help="Bytes a request body may have (413 beyond)."),
 ) -> None:
     """Serve flows over HTTP as the Agent Protocol that LangGraph's SDK speaks: threads, runs in the background, runs.wait, runs.stream (SSE), interrupts answered with Command(resume=...), thread state, history, copy and state updates. Every accepted run is stored before it is answered and finishes after a crash. docs/serve.md lists the endpoints.
 
@@ -88,12 +91,13 @@ def serve_command(
     except ImportError as error:
         fail(f"statebound serve needs {error.name or 'its web stack'}: pip install 'statebound[view]'")
     sock = _bind(host, port, shared=workers > 1, listen=workers == 1)
-    hosts = (host, *allow_host)
+    hosts = tuple(allow_host)
+    limits = {"max_streams": max_streams, "max_body": max_body}
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"statebound serve: http://{shown}:{sock.getsockname()[1]} ({', '.join(flows)}; store {store}; "
                f"{workers} worker{'s' if workers > 1 else ''}; Ctrl+C stops)")
     if workers == 1:
-        _serve_one(sock, flows, store, llm, hosts, token, lease)
+        _serve_one(sock, flows, store, llm, host, hosts, token, lease, limits)
         return
     children = []
     for _ in range(workers):
@@ -102,7 +106,7 @@ def serve_command(
             try:
                 own = _bind(host, sock.getsockname()[1], shared=True)
                 sock.close()
-                _serve_one(own, flows, store, llm, hosts, token, lease)
+                _serve_one(own, flows, store, llm, host, hosts, token, lease, limits)
             finally:
                 os._exit(0)
         children.append(pid)

@@ -10,26 +10,29 @@ Anything else answers with a 4xx naming it; a refused request stores nothing.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from statebound.errors import CheckpointError, DefinitionError
 from statebound.flow import Flow
 from statebound.serve.db import ACTIVE, RunRow
-from statebound.serve.guard import Guard, TooLarge
 from statebound.serve.problems import Problem, missing
 from statebound.serve.runner import Executor
 from statebound.serve.shapes import assistant_shape, run_shape, thread_shape
 from statebound.serve.streams import MODES
 from statebound.serve.threads import history, now_of, status_of
+from statebound.web.forms import FormError, parse_form
+from statebound.web.guard import HostGuard, TokenGuard, allowed_hosts
 
 __all__ = ["build_app"]
 
@@ -45,9 +48,11 @@ def _json(data: Any, status: int = 200, headers: Mapping[str, str] | None = None
 class Api:
     """The endpoints, over one :class:`Executor` (flows, store, runs)."""
 
-    def __init__(self, executor: Executor) -> None:
+    def __init__(self, executor: Executor, *, max_streams: int) -> None:
         self.runs = executor
         self.started = time.time()
+        self.max_streams = max_streams
+        self.streams = 0  # open event streams
 
     @property
     def flows(self) -> dict[str, Flow[Any]]:
@@ -55,10 +60,7 @@ class Api:
 
     # ---- helpers ------------------------------------------------------------------------------
     async def body(self, request: Request) -> dict[str, Any]:
-        try:
-            raw = await request.body()
-        except TooLarge as error:
-            raise Problem(413, str(error)) from None
+        raw = await request.body()  # bounded by the guard in front
         if not raw:
             return {}
         try:
@@ -295,13 +297,21 @@ class Api:
         return _json(answer, headers=_locations(run))
 
     async def runs_stream(self, request: Request) -> Response:
+        self._stream_room()  # before the run is stored: a refused request stores nothing
         body = await self.body(request)
         thread = request.path_params.get("thread")
         run = self._accept(thread, body, stateless=thread is None)
         return self._sse(run, after=0, on_disconnect=body.get("on_disconnect"))
 
+    def _stream_room(self) -> None:
+        if self.streams >= self.max_streams:
+            raise Problem(503, f"{self.streams} event streams are open, this server's limit: wait for the run "
+                               "(runs.wait, runs.join) or stream it when one closes")
+
     def _sse(self, run: RunRow, *, after: int, on_disconnect: str | None = None) -> StreamingResponse:
         executor = self.runs
+        self._stream_room()
+        self.streams += 1
 
         async def events() -> AsyncIterator[bytes]:
             finished = False
@@ -310,6 +320,7 @@ class Api:
                     yield b"event: %s\ndata: %s\nid: %d\n\n" % (event.encode(), orjson.dumps(data), seq)
                 finished = True
             finally:
+                self.streams -= 1
                 if not finished and on_disconnect == "cancel":
                     current = executor.db.run(run.run_id)
                     if current is not None and current.status in ACTIVE:
@@ -361,6 +372,38 @@ class Api:
         self.runs.db.execute("DELETE FROM statebound_runs WHERE run_id = ?", (run.run_id,))
         return Response(status_code=204)
 
+    # ---- the server's own pages ------------------------------------------------------------
+    def page(self, thread: str, *, problem: str | None = None) -> Response:
+        self.thread_or_404(thread)
+        now = now_of(self.runs.store, thread)
+        record = self.runs.store.record(thread)
+        html = _pages().get_template("thread.html").render(
+            thread=thread, flow=record.flow if record is not None else "", values=now.values() if now else None,
+            status=status_of(self.runs.db, thread, now), pending=now.pending if now is not None else None,
+            answer_url=f"/threads/{quote(thread, safe='')}/page", problem=problem)
+        return Response(html, status_code=400 if problem else 200, media_type="text/html")
+
+    async def thread_page(self, request: Request) -> Response:
+        """A thread as a person reads it: its history and variables, and a form that answers its
+        question when it waits for one (the answer runs it on)."""
+        return self.page(request.path_params["thread"])
+
+    async def thread_page_answer(self, request: Request) -> Response:
+        thread = request.path_params["thread"]
+        try:
+            answer = parse_form(await request.body(), fields=("answer",)).get("answer", "")
+        except FormError as error:
+            return self.page(thread, problem=str(error))
+        record = self.runs.store.record(thread)
+        if record is None or not answer:
+            return self.page(thread, problem="write an answer" if record else "the thread has not run yet")
+        try:
+            run = self._accept(thread, {"assistant_id": record.flow, "command": {"resume": answer}})
+        except Problem as problem:
+            return self.page(thread, problem=str(problem))
+        await self.runs.wait(run.run_id)
+        return RedirectResponse(f"/threads/{quote(thread, safe='')}/page", status_code=303)
+
     async def ok(self, request: Request) -> Response:
         return _json({"ok": True})
 
@@ -369,6 +412,13 @@ class Api:
 
         return _json({"version": statebound.__version__, "server": "statebound serve", "worker": self.runs.worker,
                       "flags": {"assistants": False, "crons": False}})
+
+
+@functools.cache
+def _pages() -> Any:
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    return Environment(loader=PackageLoader("statebound.serve", "templates"), autoescape=select_autoescape())
 
 
 def _describe(flow: Flow[Any]) -> str:
@@ -467,10 +517,12 @@ def _handled(endpoint: Callable[[Request], Any]) -> Callable[[Request], Any]:
     return handle
 
 
-def build_app(executor: Executor, *, hosts: tuple[str, ...] = (), token: str | None = None,
-              max_body: int = 1 << 20) -> Guard:
-    """The server's ASGI application (start and stop ``executor`` with it)."""
-    api = Api(executor)
+def build_app(executor: Executor, *, bound: str = "127.0.0.1", hosts: tuple[str, ...] = (), token: str | None = None,
+              max_body: int = 1 << 20, max_streams: int = 256) -> HostGuard:
+    """The server's ASGI application (start and stop ``executor`` with it): it answers to the
+    local names, ``bound`` (its address) and ``hosts``; with a ``token``, only to requests that
+    carry it; bodies up to ``max_body`` bytes; at most ``max_streams`` event streams open at once."""
+    api = Api(executor, max_streams=max_streams)
     routes = [
         ("/ok", api.ok, ["GET"]), ("/info", api.info, ["GET"]),
         ("/assistants/search", api.assistants_search, ["POST"]), ("/assistants/count", api.assistants_count, ["POST"]),
@@ -489,6 +541,8 @@ def build_app(executor: Executor, *, hosts: tuple[str, ...] = (), token: str | N
         ("/threads/{thread}/state/{checkpoint}", api.thread_state, ["GET"]),
         ("/threads/{thread}/history", api.thread_history, ["GET", "POST"]),
         ("/threads/{thread}/stream", api.unsupported, ["GET"]),
+        ("/threads/{thread}/page", api.thread_page, ["GET"]),
+        ("/threads/{thread}/page", api.thread_page_answer, ["POST"]),
         ("/threads/{thread}/runs", api.runs_create, ["POST"]), ("/threads/{thread}/runs", api.runs_list, ["GET"]),
         ("/threads/{thread}/runs/stream", api.runs_stream, ["POST"]),
         ("/threads/{thread}/runs/wait", api.runs_wait, ["POST"]),
@@ -520,4 +574,5 @@ def build_app(executor: Executor, *, hosts: tuple[str, ...] = (), token: str | N
 
     app.add_exception_handler(404, not_found)
     app.add_exception_handler(405, not_found)
-    return Guard(app, hosts=hosts, token=token, max_body=max_body)
+    guarded = TokenGuard(app, token=token) if token is not None else app
+    return HostGuard(guarded, hosts=allowed_hosts(bound, hosts), max_body=max_body)

@@ -193,10 +193,12 @@ class ServerDB:
         rows = (self.in_transaction if locked else self.execute)(sql, (thread, *ACTIVE))
         return [RunRow.from_row(row) for row in rows]
 
-    def set_run(self, run_id: str, now: float, **fields: Any) -> None:
+    def set_run(self, run_id: str, now: float, *, holder: str | None = None, **fields: Any) -> None:
+        """Write fields of a run (``holder``: only while that worker holds it)."""
         assigns = ", ".join(f"{name} = ?" for name in fields)
-        self.execute(f"UPDATE statebound_runs SET {assigns}, updated = ? WHERE run_id = ?",
-                     (*(_stored(value) for value in fields.values()), now, run_id))
+        guard, extra = (" AND worker = ?", (holder,)) if holder is not None else ("", ())
+        self.execute(f"UPDATE statebound_runs SET {assigns}, updated = ? WHERE run_id = ?{guard}",
+                     (*(_stored(value) for value in fields.values()), now, run_id, *extra))
 
     def claim(self, worker: str, now: float, lease: float, *, run_id: str | None = None) -> RunRow | None:
         """Take one run for ``worker`` until ``now + lease``: ``run_id`` if given and free, else
@@ -222,13 +224,15 @@ class ServerDB:
         return run
 
     def renew(self, worker: str, run_ids: Sequence[str], until: float) -> dict[str, str | None]:
-        """Extend ``worker``'s leases on ``run_ids``; each run's cancel request (None: none)."""
+        """Extend ``worker``'s leases on ``run_ids``: each run it still holds, with its cancel
+        request (None: none); a run left out went to another worker (its lease had run out)."""
         if not run_ids:
             return {}
         marks = ", ".join("?" * len(run_ids))
         self.execute(f"UPDATE statebound_runs SET lease_until = ? WHERE worker = ? AND status = 'running' AND "
                      f"run_id IN ({marks})", (until, worker, *run_ids))
-        rows = self.execute(f"SELECT run_id, cancel FROM statebound_runs WHERE run_id IN ({marks})", tuple(run_ids))
+        rows = self.execute(f"SELECT run_id, cancel FROM statebound_runs WHERE worker = ? AND run_id IN ({marks})",
+                            (worker, *run_ids))
         return {row[0]: row[1] for row in rows}
 
     def workers_running(self) -> list[str]:

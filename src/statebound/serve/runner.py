@@ -130,10 +130,14 @@ class Executor:
                 self.db.expire(worker)
 
     def _renew(self) -> None:
-        cancels = self.db.renew(self.worker, list(self.live), time.time() + self.lease)
-        for run_id, action in cancels.items():
-            live = self.live.get(run_id)
-            if action and live is not None and live.task is not None and live.stopping is None:
+        held = self.db.renew(self.worker, list(self.live), time.time() + self.lease)
+        for run_id, live in list(self.live.items()):
+            if live.task is None or live.stopping is not None:
+                continue
+            if run_id not in held:  # stuck past its lease: another worker took it up
+                live.stopping = "lost"
+                live.task.cancel()
+            elif held[run_id]:
                 live.stopping = "cancel"
                 live.task.cancel()
 
@@ -226,6 +230,8 @@ class Executor:
         except asyncio.CancelledError:
             if live.stopping == "shutdown":
                 status = "pending"
+            elif live.stopping == "lost":
+                status, error = "lost", "another worker took the run up"
             else:
                 status, error = "interrupted", "cancelled"
         except ThreadTaken as taken:  # another process runs the thread: try again when it lets go
@@ -235,20 +241,23 @@ class Executor:
         if status == "error":
             live.answer = {"__error__": {"error": "RunError", "message": error}}
             live.emit("error", {"error": "RunError", "message": error})
-        if status != "pending":
+        if status not in ("pending", "lost"):
             live.emit("end", None)
         self._finish(live, status, error)
 
     def _finish(self, live: LiveRun, status: str, error: str | None) -> None:
         run_id = live.row.run_id
         try:
+            if status == "lost":
+                return  # the worker holding it now writes its events and its end
             try:
                 self._save(live)
                 if status in ("success", "error") and live.row.request.get("on_completion") == "delete":
                     self._forget(live.row.thread)
             finally:  # whatever else failed, the run is marked as it ended
                 lease = time.time() + self.lease if status == "pending" else 0.0  # retried after a lease
-                self.db.set_run(run_id, time.time(), status=status, error=error, lease_until=lease)
+                self.db.set_run(run_id, time.time(), holder=self.worker, status=status, error=error,
+                                lease_until=lease)
         finally:
             live.row = self.db.run(run_id) or live.row
             live.done.set()
@@ -284,13 +293,16 @@ class Executor:
         lineage = self.store.lineage(row.thread) if record is not None else []
         if request.get("vars") and not lineage and flow.vars is not None:
             flow = flow.replace(vars=flow.vars.load(request["vars"]))
-        if record is None:
-            return await flow.run(request["task"], checkpointer=self.store, thread=row.thread, **running)
-        progressed = bool(lineage) and lineage[-1].seq > row.start_seq  # an earlier try took the answer
-        if request.get("update") and not progressed:
-            self.store.update(row.thread, vars=request["update"])
-        answer = None if progressed else request.get("resume")
-        return await flow.resume(row.thread, checkpointer=self.store, input=answer, **running)
+        # the thread is held as this run (a worker stuck past its claim on the run is taken over)
+        mine, stuck = f"{row.run_id}@{self.worker}", f"{row.run_id}@{row.worker}" if row.worker else None
+        with self.store.holding(row.thread, token=mine, take_over=stuck):
+            if record is None:
+                return await flow.run(request["task"], checkpointer=self.store, thread=row.thread, **running)
+            progressed = bool(lineage) and lineage[-1].seq > row.start_seq  # an earlier try took the answer
+            if request.get("update") and not progressed:
+                self.store.update(row.thread, vars=request["update"])
+            answer = None if progressed else request.get("resume")
+            return await flow.resume(row.thread, checkpointer=self.store, input=answer, **running)
 
     # ---- waiting and streaming ---------------------------------------------------------------
     async def wait(self, run_id: str) -> tuple[RunRow, Any]:

@@ -19,14 +19,15 @@ app = HostGuard(build_app(sources), hosts=allowed_hosts("127.0.0.1", ["viewer.la
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Collection, Iterable, Mapping
 from urllib.parse import urlsplit
 
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["DEFAULT_MAX_BODY", "LOCAL_HOSTS", "UNSAFE_METHODS", "HostGuard", "allowed_hosts", "foreign_origin",
-           "host_name"]
+__all__ = ["DEFAULT_MAX_BODY", "LOCAL_HOSTS", "UNSAFE_METHODS", "HostGuard", "TokenGuard", "allowed_hosts",
+           "foreign_origin", "host_name"]
 
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 DEFAULT_MAX_BODY = 64 * 1024
@@ -129,6 +130,24 @@ class HostGuard:
             parts.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(parts)
+
+
+class TokenGuard:
+    """An ASGI middleware in front of ``app``: 401 for a request without ``Authorization: Bearer
+    TOKEN`` (compared in constant time)."""
+
+    def __init__(self, app: ASGIApp, *, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            given = next((value for key, value in scope["headers"] if key.lower() == b"authorization"), b"")
+            if not hmac.compare_digest(given, self.expected):
+                await PlainTextResponse("this server needs its token: Authorization: Bearer TOKEN",
+                                        status_code=401)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -141,7 +141,7 @@ class PostgresCheckpointer(Checkpointer):
         except self._errors as exc:
             raise CheckpointError(f"cannot write to PostgreSQL at {self.where}: {str(exc).strip()}") from None
 
-    def claim(self, lease: Lease) -> Lease | None:
+    def claim(self, lease: Lease, *, take_over: str | None = None) -> Lease | None:
         row = (lease.thread, lease.token, lease.host, lease.pid, lease.started, lease.since, *self._session)
         try:
             with self._db.transaction():
@@ -150,7 +150,7 @@ class PostgresCheckpointer(Checkpointer):
                 if taken.rowcount == 1:
                     return None
                 *held, alive = self._db.execute(_HOLDER, (lease.thread,)).fetchone()
-                if alive:
+                if alive and held[1] != take_over:
                     return Lease(*held)
                 self._db.execute("UPDATE statebound_leases SET token = %s, host = %s, pid = %s, started = %s, "
                                  "since = %s, backend = %s, backend_start = %s WHERE thread = %s", (*row[1:], lease.thread))

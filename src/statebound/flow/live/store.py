@@ -26,7 +26,7 @@ from typing import Any, Self
 from statebound.errors import CheckpointError, ThreadTaken
 from statebound.flow.live.fold import added_entries
 from statebound.flow.live.forking import fork_body
-from statebound.flow.live.lease import Lease, refused
+from statebound.flow.live.lease import HELD, Lease, refused
 from statebound.flow.live.records import CheckpointInfo, StoredCheckpoint, ThreadInfo, ThreadRecord
 from statebound.flow.live.signature import vars_schema
 
@@ -82,9 +82,10 @@ class Checkpointer(ABC):
         """Delete ``thread``'s record and its own checkpoints (in one commit)."""
 
     @abstractmethod
-    def claim(self, lease: Lease) -> Lease | None:
-        """Take the lease's thread for one run, unless a living run holds it: then that run's
-        lease (and nothing changes). A lease whose holder is gone is taken over."""
+    def claim(self, lease: Lease, *, take_over: str | None = None) -> Lease | None:
+        """Take the lease's thread for one run, unless a living run holds it (one whose token is
+        not ``take_over``): then that run's lease (and nothing changes). A lease whose holder is
+        gone is taken over."""
 
     @abstractmethod
     def release(self, lease: Lease) -> None:
@@ -94,16 +95,24 @@ class Checkpointer(ABC):
     def close(self) -> None: ...
 
     @contextmanager
-    def holding(self, thread: str) -> Iterator[Lease]:
-        """Hold ``thread`` while a run writes into it; a :class:`~statebound.errors.ThreadTaken`
-        naming the holder when another living run holds it."""
-        lease = Lease.mine(thread)
-        holder = self.claim(lease)
+    def holding(self, thread: str, *, token: str | None = None, take_over: str | None = None) -> Iterator[Lease]:
+        """Hold ``thread`` while a run writes into it (as ``token``, else a new name); a
+        :class:`~statebound.errors.ThreadTaken` naming the holder when another living run holds
+        it, unless that one's token is ``take_over``. Inside a ``holding`` of the same thread and
+        store, the lease held is taken as it is."""
+        held = HELD.get()
+        if (key := (id(self), thread)) in held:
+            yield held[key]
+            return
+        lease = Lease.mine(thread, token)
+        holder = self.claim(lease, take_over=take_over)
         if holder is not None:
             raise refused(holder, self.where)
+        marker = HELD.set({**held, key: lease})
         try:
             yield lease
         finally:
+            HELD.reset(marker)
             try:
                 self.release(lease)
             except CheckpointError:  # a full disk, a lost server: the lease ends with this process

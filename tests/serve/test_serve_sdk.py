@@ -202,6 +202,7 @@ def test_the_servers_page_of_a_paused_thread_answers_it(server):
     empty = httpx.post(f"{server.url}/threads/{thread}/page", data={"answer": ""})
     assert empty.status_code == 400 and "write an answer" in empty.text
     answered = httpx.post(f"{server.url}/threads/{thread}/page", data={"answer": "yes"}, follow_redirects=True)
-    assert answered.status_code == 200 and "interrupted" not in answered.text
+    assert answered.status_code == 200 and "The flow asks:" not in answered.text
+    assert '<span class="badge idle">idle</span>' in answered.text
     state = httpx.get(f"{server.url}/threads/{thread}/state").json()
     assert state["values"]["vars"]["approved"] is True and state["values"]["state"] == "Sent"

@@ -4,7 +4,7 @@ A :class:`Flow` has states; entering a state runs its output functions in order
 (:class:`Instruction`, :class:`CallLLM`, :class:`CallTool`, :class:`GroupChat`), each appending
 to the shared context history; then its transitions pick the next state, by rules over the history
 (:func:`contains`, :func:`matches`, :func:`repeated`, :func:`tool_ok`, :func:`tool_failed`, :func:`called`, :func:`always`,
-:func:`choose`) or by asking an LLM (:func:`llm_choice`). A run ends in a final state or at a
+:func:`choose`, :func:`first_due`) or by asking an LLM (:func:`llm_choice`). A run ends in a final state or at a
 limit (turns, visits per state, token budget) and returns a :class:`RunResult`.
 :class:`Pick` is a choice state's output: the model picks one of the candidates the run supplies,
 by its scores (or a choice grammar; or a seeded random draw, the control).
@@ -23,9 +23,8 @@ See ``docs/flow.md`` and ``docs/live-flows.md`` for a walk-through.
 from __future__ import annotations
 
 from statebound.flow.checks import FlowDiagnostic, check_flow
-from statebound.flow.choice import (
+from statebound.flow.choosing import (
     ChoiceMethod,
-    Pick,
     Picked,
     choice_grammar,
     is_choice_grammar,
@@ -34,31 +33,47 @@ from statebound.flow.choice import (
     picks,
 )
 from statebound.flow.context import RunContext
+from statebound.flow.engine import FlowRun, RunOptions
 from statebound.flow.events import (
     BudgetHit,
     MessageAdded,
+    OutputDone,
     SpeakerSelected,
     StateEntered,
     TokenDelta,
     TransitionTaken,
     VarsWritten,
 )
-from statebound.flow.groupchat import AUTO, MANUAL, RANDOM, ROUND_ROBIN, GroupChat, Role
 from statebound.flow.history import Entry, to_messages
-from statebound.flow.human import AskHuman
 from statebound.flow.listeners import Event, EventCallback, RunFinished
 from statebound.flow.live import Checkpointer, PostgresCheckpointer, SQLiteCheckpointer
 from statebound.flow.model import Flow, State
-from statebound.flow.outputs import Agent, CallLLM, CallTool, Instruction, Output, ToolResult
+from statebound.flow.outputs import (
+    Agent,
+    AskHuman,
+    CallLLM,
+    CallTool,
+    GroupChat,
+    Instruction,
+    Output,
+    Pick,
+    Role,
+    ToolResult,
+    Update,
+)
+from statebound.flow.outputs.group_chat import AUTO, MANUAL, RANDOM, ROUND_ROBIN
 from statebound.flow.result import CallRecord, ExitReason, RunResult
 from statebound.flow.rules import (
     Decider,
     Decision,
+    FirstDue,
     Rule,
+    RuleEdge,
     always,
     called,
     choose,
     contains,
+    first_due,
     llm_choice,
     matches,
     parse_choice,
@@ -67,7 +82,6 @@ from statebound.flow.rules import (
     tool_ok,
 )
 from statebound.flow.tool_calls import FunctionTool, tool
-from statebound.flow.update import Update
 from statebound.flow.variables import VarsSpec
 
 __all__ = [
@@ -104,6 +118,8 @@ __all__ = [
     "Rule",
     "Decider",
     "Decision",
+    "RuleEdge",
+    "FirstDue",
     "always",
     "contains",
     "matches",
@@ -113,11 +129,14 @@ __all__ = [
     "called",
     "llm_choice",
     "choose",
+    "first_due",
     "parse_choice",
     # static checks
     "check_flow",
     "FlowDiagnostic",
     # running
+    "FlowRun",
+    "RunOptions",
     "RunContext",
     "RunResult",
     "ExitReason",
@@ -132,6 +151,7 @@ __all__ = [
     "Event",
     "EventCallback",
     "StateEntered",
+    "OutputDone",
     "MessageAdded",
     "SpeakerSelected",
     "TokenDelta",

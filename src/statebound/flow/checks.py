@@ -12,18 +12,21 @@ from dataclasses import dataclass
 from types import CellType, FunctionType
 from typing import TYPE_CHECKING, Literal
 
-from statebound.flow.choice import Pick
 from statebound.flow.choosers import usable
-from statebound.flow.human import AskHuman
-from statebound.flow.outputs import CallLLM, CallTool, Instruction
-from statebound.flow.rules import TEXT, LLMChoice, Rule
+from statebound.flow.outputs.ask_human import AskHuman
+from statebound.flow.outputs.call_llm import CallLLM
+from statebound.flow.outputs.call_tool import CallTool
+from statebound.flow.outputs.instruction import Instruction
+from statebound.flow.outputs.pick import Pick
+from statebound.flow.rules import TEXT, Decider, FirstDue, LLMChoice, Rule, RuleEdge
 from statebound.flow.validate import distances, reachable
-from statebound.flow.variables import fields_read, written_by
 
 if TYPE_CHECKING:
     from statebound.flow.machine import Machine
-    from statebound.flow.states import Edge, State
+    from statebound.flow.states import State
     from statebound.llm.base import LLM
+
+Edge = Decider
 
 __all__ = ["FlowDiagnostic", "check_flow"]
 
@@ -55,6 +58,7 @@ def check_flow(flow: Machine, llm: LLM | None = None) -> list[FlowDiagnostic]:
                 "warning", "no-default-transition", state.name,
                 "if none of its transitions fires, the run ends with an ERROR; add a default as its "
                 f"last transition, such as (always(), {end!r})"))
+        found.extend(_first_due_fallbacks(state.name, live[state.name]))
     graph = {name: {t for e in edges for t in e.targets} for name, edges in live.items()}
     steps = distances([flow.initial], graph)
     shortest = min((steps[f] for f in flow.final_states if f in steps), default=0)
@@ -65,6 +69,21 @@ def check_flow(flow: Machine, llm: LLM | None = None) -> list[FlowDiagnostic]:
             f"but max_turns={flow.max_turns}, so no run can finish normally; raise max_turns to at "
             f"least {shortest}"))
     looping = _static_loops(flow, live, found)
+    found.extend(_visit_limits(flow))
+    for state in flow.states:
+        name = state.name
+        if name not in looping and name not in flow.visit_limits and name in graph[name]:
+            found.append(FlowDiagnostic(
+                "info", "unbounded-self-loop", name,
+                f"it may transition to itself and has no visit limit, so a run may stay here until "
+                f"max_turns ({flow.max_turns}); add visit_limits={{{name!r}: N}} to stop sooner"))
+    order = {s.name: i for i, s in enumerate(flow.states)}
+    return sorted(found, key=lambda d: (d.severity != "warning", order.get(d.state or "", -1)))
+
+
+def _visit_limits(flow: Machine) -> list[FlowDiagnostic]:
+    """Visit limits that cannot stop a run."""
+    found = []
     for name, limit in flow.visit_limits.items():
         most = flow.max_turns + (name == flow.initial)  # entries at turns 0 (initial) or 1..max_turns
         if flow.states_by_name[name].final:
@@ -77,15 +96,27 @@ def check_flow(flow: Machine, llm: LLM | None = None) -> list[FlowDiagnostic]:
                 "info", "visit-limit-never-binds", name,
                 f"visit_limits[{name!r}]={limit} can never stop a run: with max_turns="
                 f"{flow.max_turns} the state is entered at most {most} times; lower it or remove it"))
-    for state in flow.states:
-        name = state.name
-        if name not in looping and name not in flow.visit_limits and name in graph[name]:
-            found.append(FlowDiagnostic(
-                "info", "unbounded-self-loop", name,
-                f"it may transition to itself and has no visit limit, so a run may stay here until "
-                f"max_turns ({flow.max_turns}); add visit_limits={{{name!r}: N}} to stop sooner"))
-    order = {s.name: i for i, s in enumerate(flow.states)}
-    return sorted(found, key=lambda d: (d.severity != "warning", order.get(d.state or "", -1)))
+    return found
+
+
+def _first_due_fallbacks(state: str, live: Sequence[Edge]) -> list[FlowDiagnostic]:
+    """Where a run goes from a ``first_due`` pipeline none of whose parts is due (its conditions
+    may all be false): its ``otherwise``, else the transition after it, else nowhere (an ERROR)."""
+    found = []
+    for position, edge in enumerate(live):
+        if not isinstance(edge, FirstDue) or any(rule.catch_all for _, rule in edge.parts[edge.start:]):
+            continue
+        parts = ", ".join(target for target, _ in edge.parts[edge.start:]) or "none"
+        if edge.otherwise is not None:
+            goes = f"goes to {edge.otherwise!r} (its otherwise=)"
+        elif position + 1 < len(live):
+            goes = f"goes on to the transition after it, {_show(live[position + 1])}"
+        else:
+            goes = "has no transition left and ends with an ERROR; give it otherwise='State'"
+        found.append(FlowDiagnostic(
+            "info", "first-due-fallback", state,
+            f"when no part of {edge.label!r} is due ({parts}), the run {goes}"))
+    return found
 
 
 def _show(edge: Edge) -> str:
@@ -102,8 +133,8 @@ def _live_edges(state: str, edges: Sequence[Edge], found: list[FlowDiagnostic]) 
                 f"transition {_show(edge)} comes after {_show(live[-1])}, which always fires, so it "
                 "can never fire; remove it or move it before that one"))
             continue
-        twin = next((e for e in live if e.decider is None and edge.decider is None
-                     and _same(e.test, edge.test)), None)
+        twin = next((e for e in live if isinstance(e, RuleEdge) and isinstance(edge, RuleEdge)
+                     and _same(e.rule.test, edge.rule.test)), None)
         if twin is not None:
             found.append(FlowDiagnostic(
                 "warning", "duplicate-rule", state,
@@ -124,7 +155,7 @@ def _always_fires(state: State, live: Sequence[Edge]) -> bool:
                 None)
     if not isinstance(tool, CallTool):
         return False
-    statuses = {e.rule.tool_status for e in live if e.rule is not None and e.rule.tool_status}
+    statuses = {e.rule.tool_status for e in live if isinstance(e, RuleEdge) and e.rule.tool_status}
     return {ok for name, ok in statuses if name in (None, tool.name)} == {True, False}
 
 
@@ -137,7 +168,7 @@ def _static_loops(flow: Machine, live: dict[str, list[Edge]], found: list[FlowDi
                                    for o in state.outputs):
             graph[state.name] = set()
             for edge in live[state.name]:
-                if edge.rule is None or not edge.rule.history_only:
+                if not isinstance(edge, RuleEdge) or not edge.rule.history_only:
                     break  # it (and so every later transition) may answer differently next time
                 graph[state.name].update(edge.targets)
     # a state without outputs sees the previous state's entry last, so only its self-loop is sure
@@ -193,8 +224,7 @@ def _same(a: object, b: object, depth: int = 0) -> bool:
 def _free_answers(flow: Machine, llm: LLM) -> list[FlowDiagnostic]:
     """LLM-decided transitions that parse a free answer where their model could pick by a chooser."""
     found = []
-    for state, edge in _every_edge(flow):
-        decider = edge.decider
+    for state, decider in _every_edge(flow):
         if not isinstance(decider, LLMChoice) or decider.method != TEXT:
             continue
         model = decider.llm or (state.agent.llm if state.agent is not None else None) or llm
@@ -220,11 +250,10 @@ def _unwritten_reads(flow: Machine) -> list[FlowDiagnostic]:
     initial value, so the condition always gives the same answer."""
     if flow.vars is None:
         return []
-    written = {name for state in flow.states for output in state.outputs for name in written_by(output)}
+    written = {name for state in flow.states for output in state.outputs for name in output.writes}
     found = []
     for state, edge in _every_edge(flow):
-        condition = edge.test if edge.decider is None else getattr(edge.decider, "fn", None)
-        for name in sorted(fields_read(getattr(condition, "test", condition)) - written):
+        for name in sorted(set(edge.reads) - written):
             found.append(FlowDiagnostic(
                 "warning", "unwritten-variable", state.name,
                 f"transition {edge.label!r} reads vars.{name}, which no output writes, so it keeps its "

@@ -12,11 +12,13 @@ A stored run comes back as a :class:`Snapshot` (see :mod:`statebound.flow.live`)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass
 from time import perf_counter
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, cast
+
+from typing_extensions import TypeVar
 
 from statebound.errors import DefinitionError
 from statebound.flow.agent import Agent
@@ -30,10 +32,12 @@ from statebound.llm.base import LLM, Completion, Message, Request, Usage
 from statebound.llm.conformance import check_llm, complete_checked
 from statebound.llm.streaming import streaming_to, token_sink
 
-__all__ = ["MachineInfo", "PauseRun", "RunContext", "RunHook", "Snapshot", "StepKind", "StopRun", "ToolIntent", "VarsT"]
+__all__ = ["DepsT", "MachineInfo", "OutputInfo", "PauseRun", "RunContext", "RunHook", "Snapshot", "StepKind", "StopRun", "ToolIntent",
+           "VarsT"]
 
 
 T = TypeVar("T")
+DepsT = TypeVar("DepsT", default=Any)  # what a run's tools get as ctx.deps: Flow[VarsT, DepsT], RunContext[VarsT, DepsT]
 
 
 class StateInfo(Protocol):
@@ -68,6 +72,20 @@ class MachineInfo(Protocol):
     def vars(self) -> VarsSpec | None: ...
 
 
+class OutputInfo(Protocol):
+    """What a run reads of the output function running (``ctx.output``): an
+    :class:`~statebound.flow.outputs.base.Output`."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def writes(self) -> Sequence[str]: ...
+
+    @property
+    def pure(self) -> bool: ...
+
+
 # start: the task is in the history; intent: a tool that must not run twice is about to run;
 # progress: part of an output's work is done (a model reply with tool calls, one call's result);
 # output: an output function finished; transition: the next state is chosen, not yet entered
@@ -81,9 +99,9 @@ class RunHook(Protocol):
     """Told of each step of a run as it happens, and of its end (a checkpointer's recorder,
     :mod:`statebound.flow.live`)."""
 
-    def step(self, ctx: RunContext[Any], kind: StepKind, *, tool: ToolIntent | None = None) -> None: ...
+    def step(self, ctx: RunContext[Any, Any], kind: StepKind, *, tool: ToolIntent | None = None) -> None: ...
 
-    def finished(self, ctx: RunContext[Any], result: RunResult[Any]) -> None: ...
+    def finished(self, ctx: RunContext[Any, Any], result: RunResult[Any]) -> None: ...
 
 
 class StopRun(Exception):
@@ -128,9 +146,10 @@ class Snapshot:
     output_start: int | None = None
 
 
-class RunContext(Generic[VarsT]):
+class RunContext(Generic[VarsT, DepsT]):
     """The live state of one run. Treat ``history`` and ``visits`` as read-only; ``vars`` (the
-    flow's typed variables, None when it declares none) changes through :meth:`update`."""
+    flow's typed variables, None when it declares none) changes through :meth:`update`, by the
+    output function running (``output``), within what it declares it writes."""
 
     __slots__ = (
         "_cost",
@@ -147,6 +166,7 @@ class RunContext(Generic[VarsT]):
         "entered_at",
         "flow",
         "history",
+        "output",
         "output_start",
         "reply",
         "speaker",
@@ -164,7 +184,7 @@ class RunContext(Generic[VarsT]):
         *,
         flow: MachineInfo,
         task: str,
-        deps: Any,
+        deps: DepsT,
         llm: LLM | None,
         emit: Callable[[StepEvent], None] | None,
         cost: Callable[[str, Usage], float | None],
@@ -182,6 +202,7 @@ class RunContext(Generic[VarsT]):
         self.step = -1  # checkpointed runs: the output function now running (-1: entering the state)
         self.output_start: int | None = None  # checkpointed runs: the history index where it began
         self.reply: str | None = None  # a person's answer, given on resume, not yet taken
+        self.output: OutputInfo | None = None  # the output function running (the engine sets it)
         self.agent: Agent | None = None  # the current state's (or group-chat role's) agent
         self.speaker: str | None = None  # the group-chat role now speaking
         self.calls: list[CallRecord] = []
@@ -196,20 +217,39 @@ class RunContext(Generic[VarsT]):
         self._messages = MessageCache()
         self._opened: tuple[AsyncExitStack, dict[Hashable, Any]] | None = None  # what the run's outputs share
         spec = flow.vars
-        self.vars: VarsT = None if spec is None else spec.initial  # type: ignore[assignment]
+        self.vars: VarsT = cast(VarsT, None if spec is None else spec.initial)
         self.vars_written: dict[str, Any] = {} if spec is None else dict(spec.initial_data)  # not yet checkpointed
 
+    def start_with(self, vars: Any) -> None:  # noqa: A002 - the name users write
+        """Start from other variables than the flow's defaults: an instance of its type, or a
+        mapping of some of its fields (each checked as a write is)."""
+        spec = self.flow.vars
+        if spec is None:
+            raise DefinitionError(f"vars= sets a run's starting variables, but flow {self.flow.name!r} declares "
+                                  "none: give it Flow(vars=YourType)")
+        value, data = spec.start(vars, by=f"the starting vars of flow {self.flow.name!r}")
+        self.vars = value
+        self.vars_written = dict(data)
+
     def update(self, changes: Mapping[str, Any], *, by: str) -> None:
-        """Write fields of the flow variables (``by``: the output function writing, for errors)."""
+        """Write fields of the flow variables (``by``: the output function writing, for errors);
+        each must be one the output running declares it writes."""
         spec = self.flow.vars
         if spec is None:
             raise DefinitionError(f"{by} writes flow variables ({', '.join(changes)}), but flow {self.flow.name!r} "
                                   "declares none: give it Flow(vars=YourType)")
-        if changes:
-            self.vars, written = spec.update(self.vars, changes, by=by)
-            self.vars_written.update(written)
-            if self._emit is not None:
-                self._emit(VarsWritten(self.state, by, {name: getattr(self.vars, name) for name in written}, written))
+        if not changes:
+            return
+        value, written = spec.update(self.vars, changes, by=by)
+        declared = () if self.output is None else self.output.writes
+        undeclared = [name for name in changes if name not in declared]
+        if undeclared:
+            raise DefinitionError(f"{by} writes {undeclared[0]!r}, which its writes={list(declared)} does not declare: "
+                                  f"add it{'' if self.output is not None else ' (only an output function writes)'}")
+        self.vars = value
+        self.vars_written.update(written)
+        if self._emit is not None:
+            self._emit(VarsWritten(self.state, by, {name: getattr(value, name) for name in written}, written))
 
     def restore(self, snapshot: Snapshot) -> None:
         """Take the place of a stored run: its history, usage, calls, counters and position."""
@@ -245,7 +285,7 @@ class RunContext(Generic[VarsT]):
         exits, values = self._opened
         if key not in values:
             values[key] = await exits.enter_async_context(opener())
-        return values[key]  # type: ignore[no-any-return]
+        return cast(T, values[key])
 
     async def close(self) -> None:
         """Exit what :meth:`opened` entered (the engine calls it as the run ends)."""

@@ -1,4 +1,4 @@
-"""The run loop (Algorithm 1 of the StateFlow paper) and the event stream.
+"""The run loop (Algorithm 1 of the StateFlow paper), one step at a time.
 
 ::
 
@@ -8,9 +8,15 @@
         state = transition(state, history); turns += 1
     return state, history
 
-plus per-state visit limits, a token budget, usage accounting and events. A :class:`RunHook`
-(a checkpointer's recorder, :mod:`statebound.flow.live`) is told of every step; a
-:class:`~statebound.flow.context.Snapshot` puts the loop back where a stored run stood: in its
+A :class:`FlowRun` takes that loop a step per :meth:`FlowRun.next`: it enters a state, runs one of
+its output functions, or takes one transition, and returns the step's event (``StateEntered``,
+``OutputDone``, ``TransitionTaken``; ``BudgetHit`` when a limit keeps it out of a state; then
+``RunFinished``). :meth:`Flow.run <statebound.flow.Flow.run>`, ``stream`` and stored threads loop
+over it. Besides, per-state visit limits, a token budget, usage accounting and events. Two kinds of
+hook see each step: a :class:`~statebound.flow.context.RunHook` (a checkpointer's recorder,
+:mod:`statebound.flow.live`) before an output that must not run twice and after each step, by its
+kind; the event listeners (callbacks, tracing) after each step, which gets their events then. A
+:class:`~statebound.flow.context.Snapshot` puts the run back where a stored run stood: in its
 state, at the output function it had reached.
 """
 
@@ -19,161 +25,258 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, cast
 
 from statebound.errors import ContextOverflow, DefinitionError
-from statebound.flow.context import PauseRun, RunContext, RunHook, Snapshot, StepKind, StopRun
-from statebound.flow.events import BudgetHit, StateEntered, TokenDelta, TransitionTaken
+from statebound.flow.context import (
+    DepsT,
+    PauseRun,
+    RunContext,
+    RunHook,
+    Snapshot,
+    StepKind,
+    StopRun,
+)
+from statebound.flow.events import BudgetHit, OutputDone, StateEntered, TokenDelta, TransitionTaken
 from statebound.flow.listeners import Event, EventCallback, Listeners, RunFinished, sinks_of
 from statebound.flow.machine import Machine
 from statebound.flow.observers import observe_run
 from statebound.flow.result import ExitReason, RunResult
-from statebound.flow.states import Edge
+from statebound.flow.rules import Decision
+from statebound.flow.states import State
+from statebound.flow.variables import VarsT
 from statebound.llm.base import LLM, Usage
 
-__all__ = ["RunHook", "StepKind", "execute", "result_of", "stream"]
+__all__ = ["FlowRun", "RunHook", "RunOptions", "Step", "StepKind", "check_models", "result_of", "stream", "token_pieces"]
 
-@functools.cache  # one per process: the prices themselves are looked up on each call
-def _pricing() -> Callable[[str, Usage], float | None]:
+Step = StateEntered | OutputDone | TransitionTaken | BudgetHit | RunFinished
+
+
+@functools.cache  # one per process: the prices themselves are looked up once per model and run
+def _pricing() -> Callable[[str, Usage], float | None] | None:
     try:
         from statebound.llm.pricing import price_for
     except ImportError:  # pricing is optional: leave cost to the caller
-        return lambda model, usage: None
-
-    def cost(model: str, usage: Usage) -> float | None:
-        price = price_for(model)
-        return None if price is None else price.of(usage)
-
-    return cost
+        return None
+    return lambda model, usage: None if (price := price_for(model)) is None else price.of(usage)
 
 
-async def execute(
-    machine: Machine,
-    task: str,
-    *,
-    llm: LLM | None,
-    deps: Any,
-    on_event: EventCallback | Sequence[EventCallback] | None,
-    record_events: bool,
-    hook: RunHook | None = None,
-    snapshot: Snapshot | None = None,
-    on_token: Callable[[TokenDelta], None] | None = None,
-) -> RunResult:
-    """Run ``machine`` on ``task`` (use :meth:`Flow.run <statebound.flow.Flow.run>`), from the
-    start or, given a ``snapshot``, from where a stored run stood."""
-    if not isinstance(task, str):
-        raise DefinitionError(f"task must be a string, got {type(task).__name__}")
-    check_models(machine, llm)
-    observers, llm = observe_run(machine.name, llm)  # tracing, when on
-    sinks = sinks_of(on_event) + observers
-    listeners = Listeners(sinks, record_events) if (sinks or record_events) else None
-    emit = listeners.emit if listeners is not None else None
-    ctx: RunContext[Any] = RunContext(flow=machine, task=task, deps=deps, llm=llm, emit=emit, cost=_pricing(),
-                                        on_token=on_token, hook=hook)
-    states, edges_of = machine.states_by_name, machine.edges
-    visit_limits, max_turns = machine.visit_limits, machine.max_turns
-    budget = machine.token_budget
-    visits = ctx.visits
-    error: BaseException | None = None
-    pending: str | None = None
-    resumed_part: int | None = None
-    if snapshot is None:
-        trajectory: list[str] = []
-        ctx.add("user", task, "task")
-        if hook is not None:
-            hook.step(ctx, "start")
-    else:
-        ctx.restore(snapshot)
-        trajectory = list(snapshot.trajectory)
-        resumed_part = snapshot.output_start
-    state = states[ctx.state]
-    step = ctx.step  # -1: enter the state; else the output function to run next
-    ctx.agent = state.agent
-    try:
-        while True:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOptions(Generic[DepsT]):
+    """How to run, as :meth:`Flow.run <statebound.flow.Flow.run>` takes it: the default model, what
+    the tools get as ``ctx.deps``, the event listeners, the token listener and the starting
+    variables (an instance of the flow's type, or a mapping of some of its fields)."""
+
+    llm: LLM | None = None
+    deps: DepsT | None = None
+    on_event: EventCallback | Sequence[EventCallback] | None = None
+    record_events: bool = True
+    on_token: Callable[[TokenDelta], None] | None = None
+    vars: Any = None
+
+
+class FlowRun(Generic[VarsT, DepsT]):
+    """One run of ``machine`` on ``task``, a step at a time (module docstring): call :meth:`next`
+    until it returns ``RunFinished`` (or :meth:`to_end`), from one task; ``result`` is then set.
+    From the start, or, given a ``snapshot``, from where a stored run stood (``hook``: its
+    recorder)."""
+
+    __slots__ = ("_budget", "_ending", "_hook", "_listeners", "_part", "_sinks", "_state", "_step", "ctx", "machine",
+                 "result", "trajectory")
+
+    def __init__(self, machine: Machine, task: str, options: RunOptions[DepsT] | None = None, *,
+                 hook: RunHook | None = None, snapshot: Snapshot | None = None) -> None:
+        if not isinstance(task, str):
+            raise DefinitionError(f"task must be a string, got {type(task).__name__}")
+        options = options or RunOptions()
+        check_models(machine, options.llm)
+        observers, llm = observe_run(machine.name, options.llm)  # tracing, when on
+        self._sinks = sinks_of(options.on_event) + observers
+        self._listeners = Listeners(self._sinks, options.record_events) if (self._sinks or options.record_events) \
+            else None
+        self.ctx: RunContext[VarsT, DepsT] = RunContext(
+            flow=machine, task=task, deps=cast(DepsT, options.deps), llm=llm, cost=_pricing() or _unpriced, on_token=options.on_token,
+            emit=None if self._listeners is None else self._listeners.emit, hook=hook)
+        self.machine, self._hook, self._budget = machine, hook, machine.token_budget is not None
+        self.result: RunResult[VarsT] | None = None
+        self._ending: tuple[ExitReason, BaseException | None, str | None] | None = None  # why, the error, a question
+        self._part: int | None = None  # where the output the run resumes at began, when it stopped part-way
+        self.trajectory: list[str] = []
+        if snapshot is None:
+            self._start(options.vars)
+        else:
+            self._restore(snapshot, options.vars)
+        self._state: State = machine.states_by_name[self.ctx.state]
+        self._step = self.ctx.step  # -1: enter the state; 0..n-1: the output to run; n: the transition
+
+    def _start(self, vars: Any) -> None:  # noqa: A002
+        ctx = self.ctx
+        if vars is not None:
+            ctx.start_with(vars)
+        ctx.add("user", ctx.task, "task")
+        if self._hook is not None:
+            self._hook.step(ctx, "start")
+
+    def _restore(self, snapshot: Snapshot, vars: Any) -> None:  # noqa: A002
+        if vars is not None:
+            raise DefinitionError("vars= sets a new run's starting variables; a stored thread's come from its "
+                                  "checkpoints (fork it, or update it, to set them)")
+        self.ctx.restore(snapshot)
+        self.trajectory = list(snapshot.trajectory)
+        self._part = snapshot.output_start
+        self.ctx.agent = self.machine.states_by_name[snapshot.state].agent
+
+    # ---- stepping ----------------------------------------------------------------------------
+    async def next(self) -> Step:
+        """Take the next step and return its event (``RunFinished`` for the last)."""
+        if self._ending is not None:
+            return await self._finish()
+        try:
+            step = self._step
             if step < 0:
-                name = state.name
-                ctx.state = name
-                if not state.final:  # a limit stops the run at the door: the state is not entered,
-                    # the run ends in the last state that was (BudgetHit names the refused one)
-                    limit = visit_limits.get(name)
-                    if limit is not None and visits.get(name, 0) >= limit:
-                        ctx.emit(BudgetHit("visits", name, visits.get(name, 0) + 1, limit))
-                        reason = ExitReason.VISIT_LIMIT
-                        break
-                    if ctx.turn >= max_turns:
-                        ctx.emit(BudgetHit("turns", name, ctx.turn, max_turns))
-                        reason = ExitReason.TURN_LIMIT
-                        break
-                visit = visits[name] = visits.get(name, 0) + 1
-                trajectory.append(name)
-                if emit is not None:
-                    emit(StateEntered(name, ctx.turn, visit))
-                if state.final:
-                    reason = ExitReason.FINAL
-                    break
-                ctx.entered_at = len(ctx.history)
-                ctx.agent = state.agent
-                step = 0
+                event: Step = self._enter()
+            elif step < len(self._state.outputs):
+                event = await self._output(step)
+            else:
+                event = await self._transition()
+            listeners = self._listeners
             if listeners is not None and listeners.pending:
                 await listeners.flush()
-            for output in state.outputs[step:] if step else state.outputs:
-                if hook is not None:  # checkpointed: ctx.step is where a stored run stands
-                    ctx.step = step
-                    if resumed_part is None:
-                        ctx.output_start = len(ctx.history)
-                    else:  # the output stopped part-way (its stored progress begins there)
-                        ctx.output_start, resumed_part = resumed_part, None
-                    if not getattr(output, "repeatable", True):
-                        hook.step(ctx, "intent")
-                await output.run(ctx)
-                if hook is not None:
-                    step = ctx.step = step + 1
-                    hook.step(ctx, "output")
-                if budget is not None:
-                    ctx.check_budget()
-                if listeners is not None and listeners.pending:
-                    await listeners.flush()
-            target, why, choice = await _next_state(ctx, edges_of[state.name])
-            if budget is not None:
-                ctx.check_budget()
-            ctx.turn += 1
-            if emit is not None:
-                emit(TransitionTaken(state.name, target, ctx.turn, why, choice))
-            state = states[target]
-            step = -1
-            if hook is not None:
-                ctx.state, ctx.step = target, -1
-                hook.step(ctx, "transition")
-    except StopRun as stop:
-        reason = stop.reason
-        pending = stop.question if isinstance(stop, PauseRun) else None
-    except ContextOverflow:  # a limit like the turn limit, not a failure: the history outgrew the model
-        reason = ExitReason.CONTEXT
-    except Exception as exc:  # a tool, an LLM or the flow failed: keep everything, report it
-        reason, error = ExitReason.ERROR, exc
-    finally:
+            return event
+        except StopRun as stop:
+            self._ending = (stop.reason, None, stop.question if isinstance(stop, PauseRun) else None)
+        except ContextOverflow:  # a limit like the turn limit, not a failure: the history outgrew the model
+            self._ending = (ExitReason.CONTEXT, None, None)
+        except Exception as exc:  # a tool, an LLM or the flow failed: keep everything, report it
+            self._ending = (ExitReason.ERROR, exc, None)
+        except BaseException:  # cancelled: what the outputs opened is closed all the same
+            await self.ctx.close()
+            raise
+        return await self._finish()
+
+    async def to_end(self) -> RunResult[VarsT]:
+        """Take every step left; the run's result."""
+        while self.result is None:
+            await self.next()
+        return self.result
+
+    def __aiter__(self) -> AsyncIterator[Step]:
+        return self._steps()
+
+    async def _steps(self) -> AsyncIterator[Step]:
+        while self.result is None:
+            yield await self.next()
+
+    def _enter(self) -> StateEntered | BudgetHit:
+        """Enter the state the run stands at, unless a limit keeps it out (at the door: the run
+        then ends in the last state it entered, and ``BudgetHit`` names the refused one)."""
+        ctx, state, machine = self.ctx, self._state, self.machine
+        name = state.name
+        ctx.state = name
+        visits = ctx.visits
+        if not state.final:
+            limit = machine.visit_limits.get(name)
+            if limit is not None and visits.get(name, 0) >= limit:
+                return self._refuse(BudgetHit("visits", name, visits.get(name, 0) + 1, limit), ExitReason.VISIT_LIMIT)
+            if ctx.turn >= machine.max_turns:
+                return self._refuse(BudgetHit("turns", name, ctx.turn, machine.max_turns), ExitReason.TURN_LIMIT)
+        visit = visits[name] = visits.get(name, 0) + 1
+        self.trajectory.append(name)
+        event = StateEntered(name, ctx.turn, visit)
+        ctx.emit(event)
+        if state.final:
+            self._ending = (ExitReason.FINAL, None, None)
+        else:
+            ctx.entered_at = len(ctx.history)
+            ctx.agent = state.agent
+            self._step = 0
+        return event
+
+    def _refuse(self, event: BudgetHit, reason: ExitReason) -> BudgetHit:
+        self.ctx.emit(event)
+        self._ending = (reason, None, None)
+        return event
+
+    async def _output(self, index: int) -> OutputDone:
+        """Run the state's output function ``index``; the checkpointer's recorder is told before
+        one that must not run twice, and after each."""
+        ctx, hook = self.ctx, self._hook
+        output = self._state.outputs[index]
+        ctx.step, ctx.output = index, output
+        if hook is not None:
+            ctx.output_start, self._part = (len(ctx.history) if self._part is None else self._part), None
+            if not output.repeatable:
+                hook.step(ctx, "intent")
+        await output.run(ctx)
+        self._step = ctx.step = index + 1
+        if hook is not None:
+            hook.step(ctx, "output")
+        ctx.output = None
+        if self._budget:
+            ctx.check_budget()
+        return OutputDone(self._state.name, index, output.label)
+
+    async def _transition(self) -> TransitionTaken:
+        """Take the transition the state's deciders name (the first that decides)."""
+        ctx, source = self.ctx, self._state.name
+        target, decision = await self._decide(source)
+        if self._budget:
+            ctx.check_budget()
+        ctx.turn += 1
+        event = TransitionTaken(source, target, ctx.turn, decision.reason, decision.choice)
+        ctx.emit(event)
+        self._state, self._step = self.machine.states_by_name[target], -1
+        ctx.state, ctx.step = target, -1
+        if self._hook is not None:
+            self._hook.step(ctx, "transition")
+        return event
+
+    async def _decide(self, source: str) -> tuple[str, Decision]:
+        ctx = self.ctx
+        for edge in self.machine.edges[source]:
+            decision = await edge.decide(ctx)
+            if decision.target is not None:
+                return decision.target, decision
+        last = ctx.history[-1].content if ctx.history else ""
+        raise DefinitionError(f"no transition of state {source!r} fired (last message: {last[:120]!r}); "
+                              "add a default such as (always(), 'Next') as its last transition")
+
+    async def _finish(self) -> RunFinished:
+        """End the run: close what its outputs opened, deliver the events, build the result, tell
+        the recorder, then the listeners (``RunFinished``)."""
+        if self.result is not None:
+            raise DefinitionError("the run has ended: its result is run.result")
+        ctx, listeners = self.ctx, self._listeners
+        reason, error, pending = self._ending or (ExitReason.ERROR, None, None)
         await ctx.close()  # what the outputs opened for the run (an MCP server's connection)
-    ctx.agent = None
-    if listeners is not None:
-        await listeners.flush()
-    result = result_of(ctx, trajectory, reason, error=error, pending=pending,
-                       events=tuple(listeners.recorded or ()) if listeners is not None else ())
-    if hook is not None:
-        hook.finished(ctx, result)
-    if listeners is not None and sinks:
-        listeners.recorded = None
-        listeners.pending.append(RunFinished(result))
-        await listeners.flush()
-    return result
+        ctx.agent = None
+        if listeners is not None:
+            await listeners.flush()
+        events = tuple(listeners.recorded or ()) if listeners is not None else ()
+        result: RunResult[VarsT] = result_of(ctx, self.trajectory, reason, error=error, pending=pending, events=events)
+        if self._hook is not None:
+            self._hook.finished(ctx, result)
+        self.result = result
+        finished = RunFinished(result)
+        if listeners is not None and self._sinks:
+            listeners.recorded = None
+            listeners.pending.append(finished)
+            await listeners.flush()
+        return finished
 
 
-def result_of(ctx: RunContext, trajectory: Sequence[str], reason: ExitReason, *,
+def _unpriced(model: str, usage: Usage) -> float | None:
+    return None
+
+
+def result_of(ctx: RunContext[Any, Any], trajectory: Sequence[str], reason: ExitReason, *,
               error: BaseException | None = None, pending: str | None = None,
-              events: tuple[Any, ...] = ()) -> RunResult:
+              events: tuple[Any, ...] = ()) -> RunResult[Any]:
     """The :class:`RunResult` of a run that stands where ``ctx`` does, having entered the states of
     ``trajectory`` (it ends in the last of them: ``ctx.state`` may name one a limit refused)."""
+    costs = [call.cost for call in ctx.calls]
     return RunResult(
         task=ctx.task,
         vars=ctx.vars,
@@ -185,7 +288,7 @@ def result_of(ctx: RunContext, trajectory: Sequence[str], reason: ExitReason, *,
         calls=tuple(ctx.calls),
         turns=ctx.turn,
         trajectory=tuple(trajectory),
-        cost=_run_cost(ctx),
+        cost=None if any(cost is None for cost in costs) else float(sum(cost or 0.0 for cost in costs)),
         error=error,
         events=events,
         pending=pending,
@@ -199,54 +302,17 @@ def check_models(machine: Machine, llm: LLM | None) -> None:
     for state in machine.states:
         model = (state.agent.llm if state.agent is not None else None) or llm
         for edge in machine.edges[state.name]:
-            if (check := getattr(edge.decider, "check_model", None)) is not None:
-                check(model)
+            edge.check_model(model)
         for output in state.outputs:
-            if (check := getattr(output, "check_model", None)) is not None:
-                check(model, where=f"state {state.name!r}")
+            output.check_model(model, where=f"state {state.name!r}")
 
 
-async def _next_state(ctx: RunContext, edges: Sequence[Edge]) -> tuple[str, str, Mapping[str, Any] | None]:
-    """The next state, why, and the record of the choice an LLM made to decide it (if one did)."""
-    for edge in edges:
-        if edge.decider is None:
-            if edge.test(ctx):  # type: ignore[misc]  # a rule edge always has a test
-                return edge.target, edge.label, None  # type: ignore[return-value]
-        else:
-            decision = await edge.decider.decide(ctx)
-            if decision.target is not None:
-                return decision.target, decision.reason, decision.choice
-    last = ctx.history[-1].content if ctx.history else ""
-    raise DefinitionError(
-        f"no transition of state {ctx.state!r} fired (last message: {last[:120]!r}); "
-        "add a default such as (always(), 'Next') as its last transition"
-    )
-
-
-def _run_cost(ctx: RunContext) -> float | None:
-    costs = [call.cost for call in ctx.calls]
-    if any(c is None for c in costs):
-        return None
-    return float(sum(costs))  # type: ignore[arg-type]
-
-
-async def stream(machine: Machine, task: str, *, llm: LLM | None, deps: Any,
-                 tokens: bool = False) -> AsyncIterator[Event | TokenDelta]:
-    """Run ``machine`` in a task and yield its events as they come (with ``tokens``, each reply's
-    pieces too, as the model writes them); ends after ``RunFinished``."""
-    queue: asyncio.Queue[Event | TokenDelta] = asyncio.Queue()
-    loop, loop_thread = asyncio.get_running_loop(), threading.get_ident()
-
-    def piece(delta: TokenDelta) -> None:
-        if threading.get_ident() == loop_thread:
-            queue.put_nowait(delta)
-        else:  # the embedded model's worker thread: queued before the reply it is part of returns
-            loop.call_soon_threadsafe(queue.put_nowait, delta)
-
-    runner = asyncio.ensure_future(
-        execute(machine, task, llm=llm, deps=deps, on_event=queue.put_nowait, record_events=False,
-                on_token=piece if tokens else None)
-    )
+async def stream(run: FlowRun[Any, Any], queue: asyncio.Queue[Event | TokenDelta]) -> AsyncIterator[Event | TokenDelta]:
+    """Yield ``run``'s events as its steps make them (``queue`` gets them: the run's ``on_event``,
+    and its ``on_token`` when it streams tokens); ends after ``RunFinished``. The steps are taken
+    in one task of their own (what an output opens, an MCP session, lives in the task that opened
+    it), while the events are handed on."""
+    runner = asyncio.ensure_future(run.to_end())
     try:
         while True:
             getter = asyncio.ensure_future(queue.get())
@@ -264,3 +330,18 @@ async def stream(machine: Machine, task: str, *, llm: LLM | None, deps: Any,
     finally:
         if not runner.done():
             runner.cancel()
+
+
+def token_pieces(queue: asyncio.Queue[Event | TokenDelta]) -> Callable[[TokenDelta], None]:
+    """What hands a reply's pieces to ``queue``: at once on the run's loop, from the embedded
+    model's worker thread through the loop (queued before the reply they are part of returns)."""
+    loop, loop_thread = asyncio.get_running_loop(), threading.get_ident()
+
+    def piece(delta: TokenDelta) -> None:
+        if threading.get_ident() == loop_thread:
+            queue.put_nowait(delta)
+        else:
+            loop.call_soon_threadsafe(queue.put_nowait, delta)
+
+    return piece
+

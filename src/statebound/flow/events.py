@@ -21,6 +21,8 @@ from statebound.flow.history import Entry
 __all__ = [
     "BudgetHit",
     "MessageAdded",
+    "OutputDone",
+    "SpeakerHow",
     "SpeakerSelected",
     "StateEntered",
     "StepEvent",
@@ -31,6 +33,7 @@ __all__ = [
 ]
 
 LimitKind = Literal["turns", "visits", "tokens", "rounds"]
+SpeakerHow = Literal["function", "only", "auto", "manual", "random", "round_robin", "fallback"]
 
 
 def _flat(event: Any) -> dict[str, Any]:
@@ -89,7 +92,7 @@ class SpeakerSelected:
     kind: ClassVar[str] = "speaker_selected"
     state: str
     role: str
-    how: Literal["function", "only", "auto", "manual", "random", "round_robin", "fallback"]
+    how: SpeakerHow
     choice: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -129,6 +132,21 @@ class BudgetHit:
 
 
 StepEvent = StateEntered | MessageAdded | VarsWritten | SpeakerSelected | TransitionTaken | BudgetHit
+
+
+@dataclass(frozen=True, slots=True)
+class OutputDone:
+    """The step of one output function: ``index`` in ``state`` (``label`` names it) has run.
+    What a :class:`~statebound.flow.engine.FlowRun` step returns; not sent to listeners (what the
+    output added came as ``MessageAdded`` and ``VarsWritten``), never recorded."""
+
+    kind: ClassVar[str] = "output_done"
+    state: str
+    index: int
+    label: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return _flat(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,8 @@ from types import MappingProxyType
 from typing import Any, Self
 
 from statebound.errors import DefinitionError
-from statebound.flow.states import Edge, State, compile_transition
+from statebound.flow.rules import Decider
+from statebound.flow.states import State, compile_transition
 from statebound.flow.validate import validate
 from statebound.flow.variables import VarsSpec
 
@@ -23,11 +24,12 @@ class Machine:
     ``max_turns`` bounds the number of transitions; ``visit_limits`` bounds how often a state may
     be entered; ``token_budget`` bounds the run's total LLM tokens. ``system`` is the system
     prompt of every LLM call. ``vars`` declares the run's typed variables (a frozen dataclass or a
-    pydantic model, the class or an initial instance; :mod:`statebound.flow.variables`).
+    pydantic model, the class or an initial instance; :mod:`statebound.flow.variables`); ``deps``
+    the type of what the tools get as ``ctx.deps``.
     """
 
-    __slots__ = ("edges", "initial", "max_turns", "name", "origin", "states", "states_by_name", "system", "token_budget",
-                 "vars", "visit_limits")
+    __slots__ = ("deps", "edges", "initial", "max_turns", "name", "origin", "states", "states_by_name", "system",
+                 "token_budget", "vars", "visit_limits")
 
     def __init__(
         self,
@@ -40,8 +42,12 @@ class Machine:
         token_budget: int | None = None,
         visit_limits: Mapping[str, int] | None = None,
         vars: Any = None,  # noqa: A002 - the name users write
+        deps: type | None = None,
     ) -> None:
         self.name = name
+        if deps is not None and not isinstance(deps, type):
+            raise DefinitionError(f"Flow(deps=...) takes the type of what the tools get as ctx.deps, not {deps!r}")
+        self.deps = deps
         self.vars: VarsSpec | None = None if vars is None else VarsSpec(vars)
         self.initial = initial
         self.states = tuple(states)
@@ -50,7 +56,7 @@ class Machine:
         self.token_budget = token_budget
         self.visit_limits: Mapping[str, int] = MappingProxyType(dict(visit_limits or {}))
         self.states_by_name: Mapping[str, State] = MappingProxyType({s.name: s for s in self.states})
-        self.edges: Mapping[str, tuple[Edge, ...]] = MappingProxyType(
+        self.edges: Mapping[str, tuple[Decider, ...]] = MappingProxyType(
             {s.name: tuple(compile_transition(s.name, t) for t in s.transitions) for s in self.states}
         )
         validate(self)
@@ -78,6 +84,7 @@ class Machine:
             "token_budget": self.token_budget,
             "visit_limits": self.visit_limits,
             "vars": None if self.vars is None else self.vars.initial,
+            "deps": self.deps,
         }
         unknown = set(changes) - set(settings)
         if unknown:

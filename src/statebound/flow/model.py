@@ -12,10 +12,12 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mappin
 from typing import Any, Generic, TypeVar, overload
 
 from statebound.errors import DefinitionError
-from statebound.flow import draw, engine
+from statebound.flow import draw
+from statebound.flow.context import DepsT
+from statebound.flow.engine import FlowRun, RunOptions, stream, token_pieces
 from statebound.flow.events import TokenDelta
 from statebound.flow.listeners import Event, EventCallback
-from statebound.flow.live.session import Running, run_thread
+from statebound.flow.live.session import run_thread
 from statebound.flow.live.store import Checkpointer, free_thread_name
 from statebound.flow.machine import Machine
 from statebound.flow.result import RunResult
@@ -39,66 +41,85 @@ def _run_blocking(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
         return pool.submit(context.run, lambda: asyncio.run(start())).result()
 
 
-class Flow(Machine, Generic[VarsT]):
+def _is_a(value: object, kind: type) -> bool:
+    try:
+        return isinstance(value, kind)
+    except TypeError:  # a type isinstance cannot check (a Protocol that is not runtime-checkable)
+        return True
+
+
+class Flow(Machine, Generic[VarsT, DepsT]):
     """A validated StateFlow model that runs. Configuration is keyword-only; see ``docs/flow.md``
     (and ``docs/live-flows.md`` for checkpoints, resume, pauses for a person and forks).
 
     ``max_turns`` bounds the number of transitions; ``visit_limits`` bounds how often a state may
     be entered; ``token_budget`` bounds the run's total LLM tokens. ``system`` is the system
-    prompt of every LLM call.
+    prompt of every LLM call. ``vars`` declares the run's typed variables; ``deps`` the type of
+    what its tools get as ``ctx.deps`` (a run given another is refused, naming both).
     """
 
     __slots__ = ()
 
-    # Typed for mypy: Flow(...) is a Flow[None]; Flow(vars=Ticket) (the class or an instance) a
-    # Flow[Ticket], whose results' vars are Tickets (RunResult[Ticket]).
+    # Typed for mypy: Flow(...) is a Flow[None, Any]; Flow(vars=Ticket) (the class or an instance) a
+    # Flow[Ticket, Any], whose results' vars are Tickets (RunResult[Ticket]); deps=Desk makes it a
+    # Flow[..., Desk], whose runs take a Desk as deps and whose tools may read ctx: RunContext[Ticket, Desk].
     @overload
-    def __init__(self: Flow[None], *, name: str, initial: str, states: Iterable[State], system: str | None = None,
+    def __init__(self: Flow[None, DepsT], *, name: str, initial: str, states: Iterable[State], system: str | None = None,
                  max_turns: int = 20, token_budget: int | None = None, visit_limits: Mapping[str, int] | None = None,
-                 vars: None = None) -> None: ...  # noqa: A002
+                 vars: None = None, deps: type[DepsT] | None = None) -> None: ...  # noqa: A002
 
     @overload
-    def __init__(self: Flow[VarsT], *, name: str, initial: str, states: Iterable[State], system: str | None = None,
+    def __init__(self: Flow[VarsT, DepsT], *, name: str, initial: str, states: Iterable[State], system: str | None = None,
                  max_turns: int = 20, token_budget: int | None = None, visit_limits: Mapping[str, int] | None = None,
-                 vars: type[VarsT]) -> None: ...  # noqa: A002
+                 vars: type[VarsT], deps: type[DepsT] | None = None) -> None: ...  # noqa: A002
 
     @overload
-    def __init__(self: Flow[VarsT], *, name: str, initial: str, states: Iterable[State], system: str | None = None,
+    def __init__(self: Flow[VarsT, DepsT], *, name: str, initial: str, states: Iterable[State], system: str | None = None,
                  max_turns: int = 20, token_budget: int | None = None, visit_limits: Mapping[str, int] | None = None,
-                 vars: VarsT) -> None: ...  # noqa: A002
+                 vars: VarsT, deps: type[DepsT] | None = None) -> None: ...  # noqa: A002
 
     def __init__(self, **configuration: Any) -> None:
         super().__init__(**configuration)
 
     # ---- running -------------------------------------------------------------------------
+    def start(self, task: str, *, llm: LLM | None = None, deps: DepsT | None = None,
+              on_event: EventCallback | Sequence[EventCallback] | None = None, record_events: bool = True,
+              on_token: Callable[[TokenDelta], None] | None = None, vars: VarsT | Mapping[str, Any] | None = None,  # noqa: A002
+              ) -> FlowRun[VarsT, DepsT]:
+        """A run of ``task`` that goes a step at a time: ``await run.next()`` enters a state, runs
+        one output function or takes one transition, and returns that step's event, until
+        ``RunFinished``; ``run.result`` is then set (the options: :meth:`run`)."""
+        return FlowRun(self, task, self._options(llm, deps, on_event, record_events, on_token, vars))
+
     async def run(
         self,
         task: str,
         *,
         llm: LLM | None = None,
-        deps: Any = None,
+        deps: DepsT | None = None,
         on_event: EventCallback | Sequence[EventCallback] | None = None,
         record_events: bool = True,
         checkpointer: Checkpointer | None = None,
         thread: str | None = None,
         on_token: Callable[[TokenDelta], None] | None = None,
+        vars: VarsT | Mapping[str, Any] | None = None,  # noqa: A002 - the name users write
     ) -> RunResult[VarsT]:
         """Solve ``task``: append it to the history, then move through the states until a final
         state, a limit or an error. ``llm`` is the default model; ``deps`` is passed to tools as
         ``ctx.deps``; ``on_event`` receives every event (sync or async callables);
         ``record_events=False`` leaves ``result.events`` empty; ``on_token`` receives each piece of
         every reply as the model writes it (a ``TokenDelta``; from the model's worker thread when
-        it runs in one).
+        it runs in one); ``vars`` starts the flow variables from other values than the type's
+        defaults (an instance of the type, or a mapping of some of its fields).
 
         With a ``checkpointer`` and a ``thread`` name every step is stored; running a stored
         thread again continues it from its last checkpoint."""
+        options = self._options(llm, deps, on_event, record_events, on_token, vars)
         if checkpointer is None and thread is None:
-            return await engine.execute(self, task, llm=llm, deps=deps, on_event=on_event,
-                                        record_events=record_events, on_token=on_token)
+            return await FlowRun(self, task, options).to_end()
         if checkpointer is None or thread is None:
             raise DefinitionError("pass both checkpointer= and thread= to store a run (or neither)")
-        running = Running(llm, deps, on_event, record_events, on_token)
-        return await run_thread(self, thread, store=checkpointer, running=running, task=task)
+        return await run_thread(self, thread, store=checkpointer, options=options, task=task)
 
     async def resume(
         self,
@@ -107,21 +128,24 @@ class Flow(Machine, Generic[VarsT]):
         checkpointer: Checkpointer,
         input: str | None = None,  # noqa: A002 - the name the docs promise
         llm: LLM | None = None,
-        deps: Any = None,
+        deps: DepsT | None = None,
         on_event: EventCallback | Sequence[EventCallback] | None = None,
         record_events: bool = True,
         on_token: Callable[[TokenDelta], None] | None = None,
     ) -> RunResult[VarsT]:
         """Continue the stored ``thread`` from its last checkpoint. ``input`` answers the question
         a paused thread waits on (``result.pending``); a finished thread returns its result."""
-        running = Running(llm, deps, on_event, record_events, on_token)
-        return await run_thread(self, thread, store=checkpointer, running=running, reply=input)
+        options = self._options(llm, deps, on_event, record_events, on_token, None)
+        return await run_thread(self, thread, store=checkpointer, options=options, reply=input)
 
-    async def stream(self, task: str, *, llm: LLM | None = None, deps: Any = None,
-                     tokens: bool = False) -> AsyncIterator[Event | TokenDelta]:
+    async def stream(self, task: str, *, llm: LLM | None = None, deps: DepsT | None = None,
+                     tokens: bool = False, vars: VarsT | Mapping[str, Any] | None = None,  # noqa: A002
+                     ) -> AsyncIterator[Event | TokenDelta]:
         """Run and yield each event as it happens; the last one is ``RunFinished`` (with the result).
         ``tokens=True`` yields each reply's pieces too (``TokenDelta``) as the model writes them."""
-        async for event in engine.stream(self, task, llm=llm, deps=deps, tokens=tokens):
+        queue: asyncio.Queue[Event | TokenDelta] = asyncio.Queue()
+        options = self._options(llm, deps, queue.put_nowait, False, token_pieces(queue) if tokens else None, vars)
+        async for event in stream(FlowRun(self, task, options), queue):
             yield event
 
     def run_sync(
@@ -129,16 +153,17 @@ class Flow(Machine, Generic[VarsT]):
         task: str,
         *,
         llm: LLM | None = None,
-        deps: Any = None,
+        deps: DepsT | None = None,
         on_event: EventCallback | Sequence[EventCallback] | None = None,
         record_events: bool = True,
         checkpointer: Checkpointer | None = None,
         thread: str | None = None,
         on_token: Callable[[TokenDelta], None] | None = None,
+        vars: VarsT | Mapping[str, Any] | None = None,  # noqa: A002
     ) -> RunResult[VarsT]:
         """:meth:`run` for synchronous code (works inside or outside a running event loop)."""
         return _run_blocking(lambda: self.run(task, llm=llm, deps=deps, on_event=on_event, record_events=record_events,
-                                              checkpointer=checkpointer, thread=thread, on_token=on_token))
+                                              checkpointer=checkpointer, thread=thread, on_token=on_token, vars=vars))
 
     def resume_sync(
         self,
@@ -147,7 +172,7 @@ class Flow(Machine, Generic[VarsT]):
         checkpointer: Checkpointer,
         input: str | None = None,  # noqa: A002
         llm: LLM | None = None,
-        deps: Any = None,
+        deps: DepsT | None = None,
         on_event: EventCallback | Sequence[EventCallback] | None = None,
         record_events: bool = True,
         on_token: Callable[[TokenDelta], None] | None = None,
@@ -155,6 +180,16 @@ class Flow(Machine, Generic[VarsT]):
         """:meth:`resume` for synchronous code."""
         return _run_blocking(lambda: self.resume(thread, checkpointer=checkpointer, input=input, llm=llm, deps=deps,
                                                  on_event=on_event, record_events=record_events, on_token=on_token))
+
+    def _options(self, llm: LLM | None, deps: DepsT | None, on_event: EventCallback | Sequence[EventCallback] | None,
+                 record_events: bool, on_token: Callable[[TokenDelta], None] | None, vars: Any) -> RunOptions[DepsT]:  # noqa: A002
+        """The one options object every way of running passes on (its ``deps`` checked against the
+        type the flow declares)."""
+        if self.deps is not None and deps is not None and not _is_a(deps, self.deps):
+            raise DefinitionError(f"flow {self.name!r} takes deps of type {self.deps.__name__} (Flow(deps=...)), "
+                                  f"not {type(deps).__name__}")
+        return RunOptions(llm=llm, deps=deps, on_event=on_event, record_events=record_events, on_token=on_token,
+                          vars=vars)
 
     def fork(self, thread: str, *, checkpointer: Checkpointer, at: int, name: str | None = None,
              edit: tuple[int, str] | None = None, vars: Mapping[str, Any] | None = None) -> str:  # noqa: A002
@@ -171,10 +206,12 @@ class Flow(Machine, Generic[VarsT]):
         return checkpointer.fork(thread, at=at, thread=new, edit=edit, vars=data)
 
     # ---- drawing -------------------------------------------------------------------------
-    def to_mermaid(self) -> str:
-        """A Mermaid ``stateDiagram-v2`` of the states and transitions."""
-        return draw.to_mermaid(self)
+    def to_mermaid(self, *, reads_writes: bool = False) -> str:
+        """A Mermaid ``stateDiagram-v2`` of the states and transitions (``reads_writes``: with the
+        flow variables each state reads and writes)."""
+        return draw.to_mermaid(self, reads_writes=reads_writes)
 
-    def to_dot(self) -> str:
-        """A Graphviz DOT digraph of the states and transitions."""
-        return draw.to_dot(self)
+    def to_dot(self, *, reads_writes: bool = False) -> str:
+        """A Graphviz DOT digraph of the states and transitions (``reads_writes``: as for
+        :meth:`to_mermaid`)."""
+        return draw.to_dot(self, reads_writes=reads_writes)

@@ -1,14 +1,22 @@
 """Transitions: rules over the current state and history, or an LLM asked to choose.
 
-A state's ``transitions`` is an ordered list; the first that fires wins. Each item is either
+A state's ``transitions`` is an ordered list; the first that fires wins. Every transition is a
+:class:`Decider`, which names the next state (or None: the next transition is tried). An item is
 
 * ``(rule, "Target")`` -- ``rule(ctx) -> bool``: a :class:`Rule` from the helpers below
   (:func:`always`, :func:`contains`, :func:`matches`, :func:`repeated`, :func:`tool_ok`,
-  :func:`tool_failed`, :func:`called`, combinable with ``&``, ``|``, ``~``) or any plain function of the :class:`RunContext`; or
-* a :class:`Decider` that names the target itself: :func:`llm_choice` (ask an LLM: it chooses
-  among the allowed states with a chooser, :mod:`statebound.flow.choosers`, or writes a free
-  answer parsed strictly, falling back when it names no allowed state) or :func:`choose` (your
-  function).
+  :func:`tool_failed`, :func:`called`, combinable with ``&``, ``|``, ``~``) or any plain function
+  of the :class:`RunContext`; it compiles to a :class:`RuleEdge`, the decider that names
+  ``Target`` when the rule holds; or
+* a :class:`Decider` itself: :func:`llm_choice` (ask an LLM: it chooses among the allowed states
+  with a chooser, :mod:`statebound.flow.choosers`, or writes a free answer parsed strictly,
+  falling back when it names no allowed state), :func:`choose` (your function) or
+  :func:`first_due` (the first of an ordered list of optional parts that is due, a pipeline
+  drawn as one group).
+
+A rule reads the flow variables it names in ``reads=``; without it they are found in its code
+(``ctx.vars.<field>``, in the functions it calls that it closes over), which ``flow check`` and
+the diagrams use.
 """
 
 from __future__ import annotations
@@ -16,25 +24,30 @@ from __future__ import annotations
 import inspect
 import math
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, cast
 
 from statebound.errors import DefinitionError
-from statebound.flow.choice import Chooser
 from statebound.flow.choosers import ChoiceMethod, check_method, resolve, usable
+from statebound.flow.choosing import Chooser
 from statebound.flow.context import RunContext
 from statebound.flow.history import Entry, Source
+from statebound.flow.variables import fields_read
 from statebound.llm.base import LLM, Message, Request
 
 __all__ = [
     "Decider",
     "Decision",
+    "FirstDue",
     "Rule",
+    "RuleEdge",
     "always",
     "called",
     "choose",
     "contains",
+    "first_due",
     "llm_choice",
     "matches",
     "parse_choice",
@@ -43,11 +56,12 @@ __all__ = [
     "tool_ok",
 ]
 
-Test = Callable[[RunContext], bool]
+Test = Callable[[RunContext[Any, Any]], bool]
 
 
 class Rule:
-    """A named test of the run context; ``label`` shows on diagrams and in transition events.
+    """A named test of the run context; ``label`` shows on diagrams and in transition events;
+    ``reads`` names the flow variables it reads (None: found in its code when asked).
 
     What static checks (:mod:`statebound.flow.checks`) may rely on: ``catch_all`` -- it always
     fires (:func:`always`, or ``|`` with such a rule); ``history_only`` -- built by the helpers
@@ -55,37 +69,49 @@ class Rule:
     ``tool_status`` -- ``(name, ok)`` of :func:`tool_ok` / :func:`tool_failed`.
     """
 
-    __slots__ = ("catch_all", "history_only", "label", "test", "tool_status")
+    __slots__ = ("_reads", "catch_all", "history_only", "label", "test", "tool_status")
 
     def __init__(self, test: Test, label: str, *, catch_all: bool = False, history_only: bool = False,
-                 tool_status: tuple[str | None, bool] | None = None) -> None:
+                 tool_status: tuple[str | None, bool] | None = None, reads: Sequence[str] | None = None) -> None:
         self.test = test
         self.label = label
         self.catch_all = catch_all
         self.history_only = history_only
         self.tool_status = tool_status
+        self._reads = () if history_only and reads is None else None if reads is None else tuple(reads)
 
-    def __call__(self, ctx: RunContext) -> bool:
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The flow variables the rule reads: as declared, else as found in its code."""
+        if self._reads is None:
+            self._reads = tuple(sorted(fields_read(self.test)))
+        return self._reads
+
+    def __call__(self, ctx: RunContext[Any, Any]) -> bool:
         return self.test(ctx)
 
     def __and__(self, other: Rule | Test) -> Rule:
         a, b = self.test, as_rule(other)
         return Rule(lambda ctx: a(ctx) and b.test(ctx), f"{self.label} and {b.label}",
                     catch_all=self.catch_all and b.catch_all,
-                    history_only=self.history_only and b.history_only)
+                    history_only=self.history_only and b.history_only, reads=_union(self.reads, b.reads))
 
     def __or__(self, other: Rule | Test) -> Rule:
         a, b = self.test, as_rule(other)
         return Rule(lambda ctx: a(ctx) or b.test(ctx), f"{self.label} or {b.label}",
                     catch_all=self.catch_all or b.catch_all,
-                    history_only=self.history_only and b.history_only)
+                    history_only=self.history_only and b.history_only, reads=_union(self.reads, b.reads))
 
     def __invert__(self) -> Rule:
         a = self.test
-        return Rule(lambda ctx: not a(ctx), f"not {self.label}", history_only=self.history_only)
+        return Rule(lambda ctx: not a(ctx), f"not {self.label}", history_only=self.history_only, reads=self.reads)
 
     def __repr__(self) -> str:
         return f"Rule({self.label})"
+
+
+def _union(*reads: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(name for names in reads for name in names))
 
 
 def as_rule(value: Rule | Test) -> Rule:
@@ -216,18 +242,146 @@ class Decision:
     choice: Mapping[str, Any] | None = None
 
 
-@runtime_checkable
-class Decider(Protocol):
-    """A transition that names its own target among ``targets``. A decider that never answers
-    None may say so with a ``catch_all = True`` attribute (static checks read it)."""
+NO_DECISION = Decision(None, "")  # what a decider answers that does not decide
+
+
+class Decider(ABC):
+    """A transition: it names the next state among ``targets``, or None (the next transition is
+    then tried). ``label`` shows on diagrams; what it declares, with its default: ``catch_all``
+    (False; True: it always names a state, so static checks want no transition after it),
+    ``reads`` (none: the flow variables it reads) and ``check_model(llm)`` (any model: refuse,
+    before the run, one it cannot use)."""
+
+    __slots__ = ()
 
     @property
-    def targets(self) -> tuple[str, ...]: ...
+    def catch_all(self) -> bool:
+        """Whether it always names a state (False, unless it says)."""
+        return False
 
     @property
-    def label(self) -> str: ...
+    @abstractmethod
+    def targets(self) -> tuple[str, ...]:
+        """Every state it may name."""
 
-    async def decide(self, ctx: RunContext) -> Decision: ...
+    @property
+    @abstractmethod
+    def label(self) -> str:
+        """Its name on diagrams."""
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The flow variables it reads (none, unless it says)."""
+        return ()
+
+    def check_model(self, llm: LLM | None) -> None:
+        """Refuse, before the run, a model it cannot use (any model, unless it says)."""
+        return None
+
+    @abstractmethod
+    async def decide(self, ctx: RunContext[Any, Any]) -> Decision:
+        """The next state (``Decision.target``), or no decision (None)."""
+
+
+class RuleEdge(Decider):
+    """``(rule, "Target")`` as a decider: it names ``target`` when ``rule`` holds."""
+
+    __slots__ = ("_fired", "rule", "target")
+
+    def __init__(self, rule: Rule, target: str) -> None:
+        self.rule = rule
+        self.target = target
+        self._fired = Decision(target, rule.label)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return (self.target,)
+
+    @property
+    def label(self) -> str:
+        return self.rule.label
+
+    @property
+    def catch_all(self) -> bool:
+        return self.rule.catch_all
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return self.rule.reads
+
+    async def decide(self, ctx: RunContext[Any, Any]) -> Decision:
+        return self._fired if self.rule.test(ctx) else NO_DECISION
+
+    def __repr__(self) -> str:
+        return f"RuleEdge({self.rule.label!r} -> {self.target})"
+
+
+class FirstDue(Decider):
+    """The first part due of a pipeline of optional parts (see :func:`first_due`); a view that
+    starts further on (:meth:`starting_at`) belongs to the same ``group``."""
+
+    __slots__ = ("_due", "_none", "group", "name", "otherwise", "parts", "start")
+
+    def __init__(self, parts: Sequence[tuple[str, Rule | Test]], *, otherwise: str | None = None,
+                 name: str = "next part", start: int = 0, group: FirstDue | None = None) -> None:
+        if not parts and otherwise is None:
+            raise DefinitionError("first_due() needs at least one (target, condition) part or an otherwise=")
+        self.parts = tuple((target, as_rule(condition)) for target, condition in parts)
+        self.otherwise = otherwise
+        self.name = name
+        self.start = start
+        self.group = group or self
+        self._due = tuple((rule, Decision(target, rule.label)) for target, rule in self.parts[start:])
+        self._none = NO_DECISION if otherwise is None else Decision(otherwise, "none due")
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        found = [target for target, _ in self.parts[self.start:]]
+        return tuple(dict.fromkeys([*found, *([self.otherwise] if self.otherwise is not None else [])]))
+
+    @property
+    def label(self) -> str:
+        return self.name if self.start == 0 else f"{self.name} from {self.entry}"
+
+    @property
+    def entry(self) -> str:
+        """The first part this view tries (``otherwise`` when it tries none)."""
+        return self.parts[self.start][0] if self.start < len(self.parts) else str(self.otherwise)
+
+    @property
+    def catch_all(self) -> bool:
+        return self.otherwise is not None or any(rule.catch_all for rule, _ in self._due)
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return _union(*(rule.reads for rule, _ in self._due))
+
+    def starting_at(self, target: str) -> FirstDue:
+        """The same pipeline entered at the part ``target`` (``otherwise``: none is tried)."""
+        names = [name for name, _ in self.parts]
+        if target not in names and target != self.otherwise:
+            raise DefinitionError(f"first_due {self.name!r} has no part {target!r} (parts: {', '.join(names)})")
+        start = names.index(target) if target in names else len(names)
+        return FirstDue(self.parts, otherwise=self.otherwise, name=self.name, start=start, group=self.group)
+
+    async def decide(self, ctx: RunContext[Any, Any]) -> Decision:
+        for rule, decision in self._due:
+            if rule.test(ctx):
+                return decision
+        return self._none
+
+    def __repr__(self) -> str:
+        return f"first_due({self.label!r})"
+
+
+def first_due(parts: Sequence[tuple[str, Rule | Test]], *, otherwise: str | None = None,
+              name: str = "next part") -> FirstDue:
+    """The first of ``parts`` (``(target, condition)`` pairs, in order) whose condition holds:
+    a pipeline of optional parts, each taken when it is due. When none is, the run goes to
+    ``otherwise`` (None: the next transition is tried; ``flow check`` names where the run goes).
+    ``name`` labels the group on diagrams, where the pipeline is drawn once, as one group, for
+    every state that enters it (``pipeline.starting_at("Sort")``: a state that enters it further on)."""
+    return FirstDue(parts, otherwise=otherwise, name=name)
 
 
 _STRIP = " \t\r\n\"'`*._:;![]()<>"
@@ -257,11 +411,10 @@ TEXT = "text"  # a free answer parsed by parse_choice: the paper's LLM-decided t
 TransitionMethod = ChoiceMethod | Literal["text"]
 
 
-class LLMChoice:
+class LLMChoice(Decider):
     """Ask an LLM to choose the next state among ``targets`` (see :func:`llm_choice`)."""
 
-    __slots__ = ("fallback", "llm", "max_tokens", "method", "question", "targets")
-    catch_all = True  # always names a state: the LLM's pick or the fallback
+    __slots__ = ("_targets", "fallback", "llm", "max_tokens", "method", "question")
 
     def __init__(
         self,
@@ -276,8 +429,8 @@ class LLMChoice:
         if not targets:
             raise DefinitionError("llm_choice() needs at least one target state")
         if method != TEXT:
-            check_method(method, where="llm_choice")  # type: ignore[arg-type]
-        self.targets = tuple(dict.fromkeys([*targets, fallback]))
+            check_method(method, where="llm_choice")
+        self._targets = tuple(dict.fromkeys([*targets, fallback]))
         self.fallback = fallback
         self.question = question
         self.llm = llm
@@ -285,8 +438,16 @@ class LLMChoice:
         self.method = method
 
     @property
+    def targets(self) -> tuple[str, ...]:
+        return self._targets
+
+    @property
     def label(self) -> str:
         return "LLM choice"
+
+    @property
+    def catch_all(self) -> bool:
+        return True  # always names a state: the LLM's pick or the fallback
 
     def prompt(self, ctx: RunContext) -> str:
         states = ctx.flow.states_by_name
@@ -304,7 +465,7 @@ class LLMChoice:
             return None
         if self.method == "auto" and not usable(ctx.llm_for(self.llm).capabilities, chat=True):
             return None
-        return Chooser(self.method, "next state", self.llm, call="choice")  # type: ignore[arg-type]
+        return Chooser(cast(ChoiceMethod, self.method), "next state", self.llm, call="choice")
 
     def check_model(self, llm: LLM | None) -> None:
         """Refuse, before a run starts, a chooser ``llm`` (the model the decision would call,
@@ -312,7 +473,7 @@ class LLMChoice:
         model = self.llm or llm
         if self.method in (TEXT, "auto", "random") or model is None:
             return
-        resolve(self.method, model.capabilities, chat=True, model=model.model)  # type: ignore[arg-type]
+        resolve(cast(ChoiceMethod, self.method), model.capabilities, chat=True, model=model.model)
 
     def options(self, ctx: RunContext) -> tuple[str, ...]:
         """What a chooser picks among: the targets' descriptions when each has its own (what a
@@ -382,17 +543,37 @@ def _scores(scores: tuple[float, ...] | None, names: Sequence[str]) -> str:
     return f" ({shown})"
 
 
-class Choose:
+class Choose(Decider):
     """A transition computed by your function (see :func:`choose`)."""
 
-    __slots__ = ("catch_all", "fn", "label", "targets")
+    __slots__ = ("_catch_all", "_label", "_reads", "_targets", "fn")
 
-    def __init__(self, fn: Callable[[RunContext], str | Awaitable[str | None] | None], targets: Sequence[str],
-                 *, catch_all: bool = False) -> None:
+    def __init__(self, fn: Callable[[RunContext[Any, Any]], str | Awaitable[str | None] | None],
+                 targets: Sequence[str], *, catch_all: bool = False, reads: Sequence[str] | None = None) -> None:
         self.fn = fn
-        self.targets = tuple(targets)
-        self.label = getattr(fn, "__name__", "choose")
-        self.catch_all = catch_all  # False: fn may return None and fall through to the next transition
+        self._targets = tuple(targets)
+        self._label = getattr(fn, "__name__", "choose")
+        self._catch_all = catch_all  # False: fn may return None and fall through to the next transition
+        self._reads = None if reads is None else tuple(reads)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return self._targets
+
+    @property
+    def label(self) -> str:
+        return self._label
+
+    @property
+    def catch_all(self) -> bool:
+        return self._catch_all
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """As declared, else as found in ``fn``'s code."""
+        if self._reads is None:
+            self._reads = tuple(sorted(fields_read(self.fn)))
+        return self._reads
 
     async def decide(self, ctx: RunContext) -> Decision:
         target = self.fn(ctx)
@@ -406,11 +587,12 @@ class Choose:
         return Decision(target, f"{self.label} chose {target}")
 
 
-def choose(fn: Callable[[RunContext], str | Awaitable[str | None] | None], *, targets: Sequence[str],
-           catch_all: bool = False) -> Choose:
+def choose(fn: Callable[[RunContext[Any, Any]], str | Awaitable[str | None] | None], *, targets: Sequence[str],
+           catch_all: bool = False, reads: Sequence[str] | None = None) -> Choose:
     """A transition whose target ``fn(ctx)`` names (None: fall through to the next transition).
 
     ``targets`` declares every state ``fn`` may return, for validation and diagrams;
-    ``catch_all=True`` says ``fn`` always names one (static checks then need no default after it).
+    ``catch_all=True`` says ``fn`` always names one (static checks then need no default after it);
+    ``reads`` the flow variables it reads (else found in its code).
     """
-    return Choose(fn, targets, catch_all=catch_all)
+    return Choose(fn, targets, catch_all=catch_all, reads=reads)

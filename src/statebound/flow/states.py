@@ -4,16 +4,18 @@ is built from."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 from statebound.errors import DefinitionError
 from statebound.flow.agent import Agent
 from statebound.flow.context import RunContext
-from statebound.flow.outputs import Output
-from statebound.flow.rules import Decider, Rule, as_rule
+from statebound.flow.outputs.base import Output
+from statebound.flow.rules import Decider, Rule, RuleEdge, Test, as_rule
 
 __all__ = ["Edge", "State", "Transition", "compile_transition"]
 
-Transition = tuple[Rule | Callable[[RunContext], bool], str] | Decider
+Transition = tuple[Rule | Callable[[RunContext[Any, Any]], bool], str] | Decider
+Edge = Decider  # a compiled transition (the name this module always gave it)
 
 
 class State:
@@ -50,36 +52,14 @@ class State:
         return f"State({self.name!r}{', final=True' if self.final else ''})"
 
 
-class Edge:
-    """A compiled transition: a ``rule`` with a fixed ``target``, or a ``decider`` naming it."""
-
-    __slots__ = ("decider", "label", "rule", "target", "test")
-
-    def __init__(self, test: Callable[[RunContext], bool] | None, target: str | None, label: str,
-                 decider: Decider | None, rule: Rule | None = None) -> None:
-        self.test = test
-        self.target = target
-        self.label = label
-        self.decider = decider
-        self.rule = rule
-
-    @property
-    def targets(self) -> tuple[str, ...]:
-        return self.decider.targets if self.decider is not None else (self.target,)  # type: ignore[return-value]
-
-    @property
-    def catch_all(self) -> bool:
-        """Whether this transition always fires (it then ends the list: later ones never fire)."""
-        return bool(getattr(self.decider if self.decider is not None else self.rule, "catch_all", False))
-
-
-def compile_transition(state: str, item: object) -> Edge:
-    """Turn one ``transitions`` item into an :class:`Edge`, or explain how to write it."""
-    if isinstance(item, Decider) and not isinstance(item, tuple):
-        return Edge(None, None, item.label, item)
-    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], str):
-        rule = as_rule(item[0])  # type: ignore[arg-type]
-        return Edge(rule.test, item[1], rule.label, None, rule)
+def compile_transition(state: str, item: object) -> Decider:
+    """Turn one ``transitions`` item into its :class:`~statebound.flow.rules.Decider` (a
+    ``(rule, "Target")`` pair into a :class:`~statebound.flow.rules.RuleEdge`), or explain how to
+    write it."""
+    if isinstance(item, Decider):
+        return item
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], str) and callable(item[0]):
+        return RuleEdge(as_rule(cast(Rule | Test, item[0])), item[1])
     raise DefinitionError(
         f"state {state!r}: transition {item!r} is not understood; write (rule, 'Target') "
         "such as (contains('Error'), 'Error'), or a decider such as llm_choice([...], fallback=...)"

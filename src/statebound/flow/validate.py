@@ -12,8 +12,9 @@ from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 from statebound.errors import DefinitionError
-from statebound.flow.outputs import Output
-from statebound.flow.states import Edge, State
+from statebound.flow.outputs.base import Output
+from statebound.flow.rules import Decider
+from statebound.flow.states import State
 
 __all__ = ["MachineParts", "distances", "reachable", "validate"]
 
@@ -31,7 +32,7 @@ class MachineParts(Protocol):
     def states(self) -> tuple[State, ...]: ...
 
     @property
-    def edges(self) -> Mapping[str, tuple[Edge, ...]]: ...
+    def edges(self) -> Mapping[str, tuple[Decider, ...]]: ...
 
     @property
     def max_turns(self) -> int: ...
@@ -99,7 +100,8 @@ def _problems(flow: MachineParts) -> list[str]:
             if not isinstance(output, Output):
                 problems.append(
                     f"state {state.name!r}: {output!r} is not an output function; use Instruction(text), "
-                    "CallLLM(), CallTool(fn), GroupChat(...) or an object with async run(ctx)"
+                    "CallLLM(), CallTool(fn), Pick(...), Update(fn), GroupChat(...) or your own subclass of "
+                    "statebound.flow.Output (an async run(ctx); docs/flow.md, Writing an output function)"
                 )
         if state.final and (state.outputs or edges):
             problems.append(

@@ -26,15 +26,43 @@ import dis
 import functools
 import re
 import types
-from collections.abc import Iterable, Mapping
-from typing import Annotated, Any, TypeVar, get_type_hints
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Annotated, Any, Protocol, TypeVar, get_type_hints
 
 from statebound.errors import DefinitionError
 from statebound.flow.json_data import json_problem
 
-__all__ = ["VarsSpec", "VarsT", "fields_read", "written_by"]
+
+__all__ = ["StateParts", "VarsSpec", "VarsT", "fields_read"]
 
 VarsT = TypeVar("VarsT")  # a flow's variables type: Flow[VarsT], RunContext[VarsT], RunResult[VarsT]
+
+
+class Writer(Protocol):
+    """What the variables' checks read of an output function: its name and what it writes."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def writes(self) -> Sequence[str]: ...
+
+
+class StateParts(Protocol):
+    """What the variables' checks read of a state: its name and its output functions."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def outputs(self) -> Sequence[Writer]: ...
+
+
+def _hint(name: str, known: Iterable[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _is_model(kind: Any) -> bool:
@@ -133,16 +161,31 @@ class VarsSpec:
         """The declared type of field ``name``, for messages."""
         return _type_name(self.fields[name])
 
-    def check_writers(self, states: Iterable[Any]) -> None:
-        """Refuse, when the flow is built, an output that names a field the type does not have
+    def check_writers(self, states: Iterable[StateParts]) -> None:
+        """Refuse, when the flow is built, an output that declares a field the type does not have
         (``Pick(into=)``, ``Update(writes=)``, ``CallTool(writes=)``, a model-called tool's writes)."""
         for state in states:
             for output in state.outputs:
-                for name in written_by(output):
+                for name in output.writes:
                     if name not in self.fields:
                         raise DefinitionError(
-                            f"state {state.name!r}: {getattr(output, 'label', type(output).__name__)} writes "
-                            f"{name!r}, which {self.kind.__name__} has no field for (fields: {', '.join(self.fields)})")
+                            f"state {state.name!r}: {output.label} writes {name!r}, which {self.kind.__name__} has "
+                            f"no field for (fields: {', '.join(self.fields)}){_hint(name, self.fields)}")
+
+    def start(self, value: Any, *, by: str) -> tuple[Any, dict[str, Any]]:
+        """A run's starting variables from ``value`` (an instance of the type, or a mapping of some
+        of its fields, the others keeping their defaults), checked as writes are; and their data."""
+        if isinstance(value, self.kind):
+            given = {name: getattr(value, name) for name in self.fields}
+        elif isinstance(value, Mapping):
+            self._refuse_unknown(value, by=by)
+            given = {**{name: getattr(self.initial, name) for name in self.fields}, **value}
+        else:
+            raise DefinitionError(f"{by}: give a {self.kind.__name__} or a mapping of its fields, "
+                                  f"not {type(value).__name__}")
+        converted = {name: self._convert(name, written, by=by) for name, written in given.items()}
+        typed = self._build({name: pair[0] for name, pair in converted.items()}, by=by)
+        return typed, {name: pair[1] for name, pair in converted.items()}
 
     def update(self, value: Any, changes: Mapping[str, Any], *, by: str) -> tuple[Any, dict[str, Any]]:
         """``value`` with ``changes`` written (by the output function ``by``), each converted to
@@ -252,12 +295,6 @@ def _first_problem(error: Any) -> str:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else f"{text[:77]}..."
-
-
-def written_by(output: Any) -> tuple[str, ...]:
-    """The flow variables an output function declares it writes."""
-    into = getattr(output, "into", None)
-    return (*((into,) if isinstance(into, str) else ()), *getattr(output, "writes", ()))
 
 
 def fields_read(fn: Any, *, depth: int = 0) -> set[str]:

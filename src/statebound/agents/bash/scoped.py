@@ -417,7 +417,7 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", max_turns: int = 10,
         return State(name, outputs=[pick, choice], transitions=exits)
 
     def acting(name: str, tool: Callable[[RunContext], ToolResult], exits: list[tuple[Rule, str]]) -> State:
-        return State(name, outputs=[CallTool(tool, name="bash")], transitions=[(EPISODE_OVER, "End"), *exits])
+        return State(name, outputs=[CallTool(tool, name="bash", writes=choice.writes)], transitions=[(EPISODE_OVER, "End"), *exits])
 
     stage_end = [(PIPE_FOLLOWS, "PipeProgram"), (always(), "Run")]
     states = [

@@ -209,9 +209,10 @@ def _prompt(ask: str) -> tuple[Callable[[RunContext], list[Message]], Callable[[
 
 
 def _pick(name: str, candidates: Callable[[RunContext], list[str]], ask: str, chooser: ChoiceMethod,
-          *, into: str = "answer") -> Pick:
+          *, into: str = "answer", reads: tuple[str, ...] = ()) -> Pick:
     prompt, baseline = _prompt(ask)
-    return Pick(candidates, prompt=prompt, baseline=baseline, method=chooser, name=name, when_empty="", into=into)
+    return Pick(candidates, prompt=prompt, baseline=baseline, method=chooser, name=name, when_empty="", into=into,
+                reads=("pages", *reads))
 
 
 def build_scoped(*, chooser: ChoiceMethod = "auto") -> Flow:
@@ -220,24 +221,26 @@ def build_scoped(*, chooser: ChoiceMethod = "auto") -> Flow:
     ``"label"``, ``"grammar"``; ``"random"``, the control)."""
     to_finish = [(always(), "Finish")]
     states = [
-        State("Read", outputs=[CallTool(read_question, name="search")],
+        State("Read", outputs=[CallTool(read_question, name="search", reads=["pages", "similar"],
+                                        writes=["pages", "similar"])],
               transitions=[(YES_NO_QUESTION, "YesNo"), (EITHER_QUESTION, "Either"), (always(), "Links")]),
         State("YesNo", outputs=[_pick("yesno", lambda ctx: ["yes", "no"], "Answer (yes or no):", chooser)],
               transitions=to_finish),
         State("Either", outputs=[_pick("either", lambda ctx: list(alternatives(ctx.task) or ()), "Answer:", chooser)],
               transitions=to_finish),
-        State("Links", outputs=[CallTool(find_links, name="search")],
+        State("Links", outputs=[CallTool(find_links, name="search", reads=["pages", "links"], writes=["links"])],
               transitions=[(PAGES_TO_READ, "Page"), (always(), "Answer")]),
-        State("Page", outputs=[_pick("page", page_candidates, "The page to read next:", chooser, into="page")],
+        State("Page", outputs=[_pick("page", page_candidates, "The page to read next:", chooser, into="page",
+                                             reads=("links", "similar"))],
               transitions=[(always(), "Open")]),
-        State("Open", outputs=[CallTool(open_page, name="search")],
+        State("Open", outputs=[CallTool(open_page, name="search", reads=["page", "pages"], writes=["pages", "opened"])],
               transitions=[(always(), "Answer")]),
-        State("Answer", outputs=[_pick("answer", answer_candidates, "Answer:", chooser)], transitions=to_finish),
-        State("Finish", outputs=[CallTool(finish, name="finish")], transitions=[(always(), "End")]),
+        State("Answer", outputs=[_pick("answer", answer_candidates, "Answer:", chooser, reads=("opened",))], transitions=to_finish),
+        State("Finish", outputs=[CallTool(finish, name="finish", reads=["answer"])], transitions=[(always(), "End")]),
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("" if chooser in ("auto", "score") else f"-{chooser}")
-    return Flow(name=name, initial="Read", states=states, vars=Research, max_turns=len(states) + 2)
+    return Flow(name=name, initial="Read", states=states, vars=Research, deps=QAEnvironment, max_turns=len(states) + 2)
 
 
 @dataclass(frozen=True, slots=True)

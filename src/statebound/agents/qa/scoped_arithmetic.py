@@ -29,7 +29,7 @@ from statebound.agents.qa.quantities import (
     quantities,
     steps,
 )
-from statebound.envs.qa.env import FINISH
+from statebound.envs.qa.env import FINISH, QAEnvironment
 from statebound.flow import (
     CallTool,
     ChoiceMethod,
@@ -128,15 +128,17 @@ def build_scoped_arithmetic(*, chooser: ChoiceMethod = "auto") -> Flow:
     ``"label"``, ``"grammar"``; ``"random"``, the control)."""
     prompt, baseline = _prompt()
     states = [
-        State("Read", outputs=[CallTool(read_problem, name="read")],
+        State("Read", outputs=[CallTool(read_problem, name="read", writes=["quantities"])],
               transitions=[(QUANTITIES_LEFT, "Step"), (always(), "Finish")]),
         State("Step", outputs=[Pick(step_candidates, prompt=prompt, baseline=baseline, method=chooser, name="step",
-                                    when_empty="", into="step")],
+                                    when_empty="", into="step", reads=["quantities", "done"])],
               transitions=[(always(), "Compute")]),
-        State("Compute", outputs=[CallTool(compute, name="calculator")],
+        State("Compute", outputs=[CallTool(compute, name="calculator", reads=["step", "quantities", "done"],
+                                           writes=["quantities", "done"])],
               transitions=[(QUANTITIES_LEFT, "Step"), (always(), "Finish")]),
-        State("Finish", outputs=[CallTool(finish, name="finish")], transitions=[(always(), "End")]),
+        State("Finish", outputs=[CallTool(finish, name="finish", reads=["quantities"])],
+              transitions=[(always(), "End")]),
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("" if chooser in ("auto", "score") else f"-{chooser}")
-    return Flow(name=name, initial="Read", states=states, vars=Pool, max_turns=2 * MAX_QUANTITIES + 4)
+    return Flow(name=name, initial="Read", states=states, vars=Pool, deps=QAEnvironment, max_turns=2 * MAX_QUANTITIES + 4)

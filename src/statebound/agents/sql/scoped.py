@@ -402,7 +402,7 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", named_first: bool = False, m
         return State(name, outputs=[pick, choice], transitions=exits)
 
     def acting(name: str, tool: Callable[[RunContext], ToolResult], exits: list[tuple[Rule, str]]) -> State:
-        return State(name, outputs=[CallTool(tool, name="sql")], transitions=[(EPISODE_OVER, "End"), *exits])
+        return State(name, outputs=[CallTool(tool, name="sql", writes=choice.writes)], transitions=[(EPISODE_OVER, "End"), *exits])
 
     states = [
         acting("Init", show_tables, [(always(), "Table")]),
@@ -421,8 +421,8 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", named_first: bool = False, m
         picking("Compare", _pick("compare", compare_candidates, "Condition:", chooser, focus=_number_words), parts[3:]),
         picking("Sort", _pick("sort", among(sort_candidates), "Sort rows by column:", chooser,
                               focus=lambda n: n.reading.sort_words), parts[5:]),
-        State("Run", outputs=[CallTool(run_query, name="sql")], transitions=_revisions(max_turns)),
-        State("Submit", outputs=[CallTool(submit, name="sql")], transitions=[(always(), "End")]),
+        State("Run", outputs=[CallTool(run_query, name="sql", writes=choice.writes)], transitions=_revisions(max_turns)),
+        State("Submit", outputs=[CallTool(submit, name="sql", writes=choice.writes)], transitions=[(always(), "End")]),
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("-named" if named_first else "") + ("" if chooser in ("auto", "score") else f"-{chooser}")

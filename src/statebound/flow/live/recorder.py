@@ -20,11 +20,12 @@ import time
 from typing import Any
 
 from statebound.errors import CheckpointError, ThreadTaken
-from statebound.flow.context import RunContext, StepKind, ToolIntent
+from statebound.flow.context import OutputInfo, RunContext, StepKind, ToolIntent
 from statebound.flow.live.codec import encode, encode_call, encode_entry
 from statebound.flow.live.records import CheckpointKind, StoredCheckpoint
 from statebound.flow.live.store import Checkpointer
 from statebound.flow.machine import Machine
+from statebound.flow.outputs.call_tool import CallTool
 from statebound.flow.result import ExitReason, RunResult
 
 __all__ = ["Recorder"]
@@ -50,28 +51,27 @@ class Recorder:
         self.partial = False  # the last commit stored progress of the output now running
         self.lost = False  # another run of the thread took a checkpoint number first
 
-    def step(self, ctx: RunContext, kind: StepKind, *, tool: ToolIntent | None = None) -> None:
+    def step(self, ctx: RunContext[Any, Any], kind: StepKind, *, tool: ToolIntent | None = None) -> None:
         changed = len(ctx.history) > self.entries or len(ctx.calls) > self.calls or bool(ctx.vars_written)
         reached_out = len(ctx.calls) > self.calls  # an LLM was called (by an output or a decider)
         body = self._delta(ctx)
         stored: CheckpointKind = "output" if kind == "progress" else kind
         if kind in ("intent", "progress"):
             reached_out = True
-            if tool is not None:  # a tool the model called: which call, and where the output began
-                body["i"], call = tool
-                if call is not None:
-                    body["k"] = call
-            elif kind == "intent":
-                body["i"] = getattr(self._output(ctx, ctx.step), "name", "tool")
-            if tool is not None or kind == "progress":
+            name, call = tool if tool is not None else (None, None)
+            if kind == "intent":  # the tool about to run: named by its output, or by the model's call
+                body["i"] = name or _intent_name(ctx.output)
+            if call is not None:
+                body["k"] = call
+            if call is not None or kind == "progress":  # where the output began, to go on from its progress
                 body["o"] = ctx.output_start
         elif kind == "output":  # after stored progress, an output that added nothing more has nothing to lose
-            reached_out = reached_out or (not getattr(self._output(ctx, ctx.step - 1), "pure", False)
-                                          and (changed or not self.partial))
+            pure = ctx.output is not None and ctx.output.pure
+            reached_out = reached_out or (not pure and (changed or not self.partial))
         self._write(self._checkpoint(ctx, stored, "running", body), commit=reached_out)
         self.partial = kind in ("intent", "progress")
 
-    def finished(self, ctx: RunContext, result: RunResult) -> None:
+    def finished(self, ctx: RunContext[Any, Any], result: RunResult[Any]) -> None:
         if self.lost:  # the thread is another run's now: leave it as that run writes it
             return
         reason = result.exit_reason
@@ -104,9 +104,6 @@ class Recorder:
         finally:
             self.held.clear()
 
-    def _output(self, ctx: RunContext, index: int) -> object:
-        return self.machine.states_by_name[ctx.state].outputs[index]
-
     def _delta(self, ctx: RunContext) -> dict[str, Any]:
         body: dict[str, Any] = {}
         history, calls, state = ctx.history, ctx.calls, ctx.state
@@ -125,6 +122,13 @@ class Recorder:
         self.seq += 1
         self.entries, self.calls = len(ctx.history), len(ctx.calls)
         return checkpoint
+
+
+def _intent_name(output: OutputInfo | None) -> str:
+    """What the question of a resumed run calls an interrupted output: a tool's name, else its label."""
+    if output is None:
+        return "tool"
+    return output.name if isinstance(output, CallTool) else output.label
 
 
 def repr_error(error: BaseException | None) -> str:

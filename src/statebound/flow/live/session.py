@@ -15,16 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from statebound.errors import CheckpointError
-from statebound.flow import engine
 from statebound.flow.context import RunContext, Snapshot
-from statebound.flow.events import TokenDelta
+from statebound.flow.engine import FlowRun, RunOptions, result_of
 from statebound.flow.history import Entry
-from statebound.flow.listeners import EventCallback
 from statebound.flow.live.codec import encode
 from statebound.flow.live.fold import Folded, fold
 from statebound.flow.live.recorder import Recorder
@@ -34,33 +30,14 @@ from statebound.flow.live.store import Checkpointer
 from statebound.flow.machine import Machine
 from statebound.flow.result import ExitReason, RunResult
 from statebound.flow.tool_calls import call_record, calls_in_progress
-from statebound.llm.base import LLM
 
-__all__ = ["REPEAT", "SKIP", "Running", "run_thread", "thread_models"]
+__all__ = ["REPEAT", "SKIP", "run_thread", "thread_models"]
 
 REPEAT, SKIP = "repeat", "skip"  # the answers to "a tool that must not run twice was interrupted"
 
 
-@dataclass(frozen=True, slots=True)
-class Running:
-    """How to run, as :meth:`Flow.run <statebound.flow.Flow.run>` takes it: the default model,
-    the tools' ``deps`` and the event listeners."""
-
-    llm: LLM | None = None
-    deps: Any = None
-    on_event: EventCallback | Sequence[EventCallback] | None = None
-    record_events: bool = True
-    on_token: Callable[[TokenDelta], None] | None = None
-
-    async def execute(self, machine: Machine, task: str, *, hook: Recorder,
-                      snapshot: Snapshot | None = None) -> RunResult:
-        return await engine.execute(machine, task, llm=self.llm, deps=self.deps, on_event=self.on_event,
-                                    record_events=self.record_events, hook=hook, snapshot=snapshot,
-                                    on_token=self.on_token)
-
-
-async def run_thread(machine: Machine, thread: str, *, store: Checkpointer, running: Running,
-                     task: str | None = None, reply: str | None = None) -> RunResult:
+async def run_thread(machine: Machine, thread: str, *, store: Checkpointer, options: RunOptions[Any],
+                     task: str | None = None, reply: str | None = None) -> RunResult[Any]:
     """Run ``thread``: a new one from the start on ``task``, a stored one from its last
     checkpoint (``task``, if given, must be the one it started with; ``reply`` answers a pause)."""
     record = store.record(thread)
@@ -72,14 +49,14 @@ async def run_thread(machine: Machine, thread: str, *, store: Checkpointer, runn
             )
         store.create_thread(ThreadRecord(thread, machine.name, task, signature(machine), created=time.time()))
         with store.holding(thread):
-            return await running.execute(machine, task, hook=Recorder(store, thread, machine))
+            return await FlowRun(machine, task, options, hook=Recorder(store, thread, machine)).to_end()
     if task is not None and record.task != task:
         raise CheckpointError(
             f"thread {thread!r} was started with another task ({record.task[:80]!r}); continue it "
             f"with flow.resume({thread!r}, ...) or give this task a new thread name"
         )
     with store.holding(thread):  # one run writes into a thread at a time
-        return await _continue(machine, record, store=store, reply=reply, running=running)
+        return await _continue(machine, record, store=store, reply=reply, options=options)
 
 
 def thread_models(store: Checkpointer, thread: str) -> tuple[str, ...]:
@@ -91,7 +68,7 @@ def thread_models(store: Checkpointer, thread: str) -> tuple[str, ...]:
 
 
 async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpointer, reply: str | None,
-                    running: Running) -> RunResult:
+                    options: RunOptions[Any]) -> RunResult[Any]:
     thread = record.thread
     changed = differences(record.signature, machine)
     if changed:
@@ -103,7 +80,7 @@ async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpoint
     if not lineage:  # it died before its first commit, so nothing it did reached outside
         if reply is not None:
             raise CheckpointError(f"thread {thread!r} waits for no input (it has no checkpoint yet)")
-        return await running.execute(machine, record.task, hook=Recorder(store, thread, machine))
+        return await FlowRun(machine, record.task, options, hook=Recorder(store, thread, machine)).to_end()
     folded = fold(lineage, record.task)
     waiting = folded.kind == "pause"
     if reply is not None and not waiting:
@@ -113,17 +90,16 @@ async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpoint
     if folded.kind == "intent" or (waiting and reply is None):
         return _ask(machine, store, thread, folded)
     snapshot = folded.resume_from
-    if waiting and folded.tool is not None:
-        snapshot = _after_interrupted_tool(snapshot, folded.tool, folded.tool_call, reply)  # type: ignore[arg-type]
-    elif waiting:
-        snapshot = dataclasses.replace(snapshot, reply=reply)
+    if waiting and reply is not None:  # (waiting without a reply was answered above)
+        snapshot = dataclasses.replace(snapshot, reply=reply) if folded.tool is None else \
+            _after_interrupted_tool(snapshot, folded.tool, folded.tool_call, reply)
     recorder = Recorder(store, thread, machine, seq=folded.next_seq,
                         entries=len(folded.resume_from.history), calls=len(snapshot.calls))
-    return await running.execute(machine, record.task, hook=recorder, snapshot=snapshot)
+    return await FlowRun(machine, record.task, options, hook=recorder, snapshot=snapshot).to_end()
 
 
 def _context(machine: Machine, snapshot: Snapshot) -> RunContext[Any]:
-    ctx: RunContext[Any] = RunContext(flow=machine, task=snapshot.task, deps=None, llm=None, emit=None,
+    ctx: RunContext[Any, Any] = RunContext(flow=machine, task=snapshot.task, deps=None, llm=None, emit=None,
                      cost=lambda model, usage: None)
     ctx.restore(snapshot)
     return ctx
@@ -136,14 +112,14 @@ def _entered(snapshot: Snapshot, reason: ExitReason) -> tuple[str, ...]:
     return (*snapshot.trajectory, snapshot.state) if at_the_door and reason is ExitReason.FINAL else snapshot.trajectory
 
 
-def _stored_result(machine: Machine, folded: Folded) -> RunResult:
+def _stored_result(machine: Machine, folded: Folded) -> RunResult[Any]:
     """The result a finished thread's run returned, read back (nothing runs)."""
     snapshot = folded.stored
     reason = ExitReason(folded.status)
-    return engine.result_of(_context(machine, snapshot), _entered(snapshot, reason), reason)
+    return result_of(_context(machine, snapshot), _entered(snapshot, reason), reason)
 
 
-def _ask(machine: Machine, store: Checkpointer, thread: str, folded: Folded) -> RunResult:
+def _ask(machine: Machine, store: Checkpointer, thread: str, folded: Folded) -> RunResult[Any]:
     """The paused result of a thread that waits for a person, storing the question if it is new."""
     snapshot = folded.resume_from
     question = folded.pending
@@ -156,7 +132,7 @@ def _ask(machine: Machine, store: Checkpointer, thread: str, folded: Folded) -> 
         body = encode({key: value for key, value in asked.items() if value is not None})
         store.append(StoredCheckpoint(thread, folded.next_seq, "pause", snapshot.state, snapshot.turn,
                                       snapshot.step, snapshot.entered_at, "paused", body, time.time()))
-    return engine.result_of(_context(machine, snapshot), _entered(snapshot, ExitReason.PAUSED), ExitReason.PAUSED,
+    return result_of(_context(machine, snapshot), _entered(snapshot, ExitReason.PAUSED), ExitReason.PAUSED,
                             pending=question)
 
 

@@ -38,7 +38,7 @@ def _bind(host: str, port: int, *, shared: bool = False, listen: bool = True) ->
 
 
 def _serve_one(sock: socket.socket, flows: dict[str, Any], store: str, llm: Any, bound: str,
-               hosts: tuple[str, ...], token: str | None, lease: float, limits: dict[str, int]) -> None:
+               hosts: tuple[str, ...], token: str | None, lease: float, limits: dict[str, Any]) -> None:
     import uvicorn
 
     from statebound.serve.app import build_app
@@ -64,6 +64,7 @@ def serve_command(
     lease: float = typer.Option(10.0, "--lease", min=1.0, max=86400.0, help="Seconds a worker's claim on a run lasts unrenewed: a killed worker's runs go to another after it."),
     max_streams: int = typer.Option(256, "--max-streams", min=1, max=100_000, help="Event streams a worker keeps open at once; one more is refused (503) before anything is stored."),
     max_body: int = typer.Option(1 << 20, "--max-body", min=1024, max=1 << 30, help="Bytes a request body may have (413 beyond)."),
+    mcp: bool = typer.Option(False, "--mcp", help="Also serve the flows as MCP tools at /mcp (streamable HTTP; docs/mcp.md)."),
 ) -> None:
     """Serve flows over HTTP as the Agent Protocol that LangGraph's SDK speaks: threads, runs in the background, runs.wait, runs.stream (SSE), interrupts answered with Command(resume=...), thread state, history, copy and state updates. Every accepted run is stored before it is answered and finishes after a crash. docs/serve.md lists the endpoints.
 
@@ -92,7 +93,7 @@ def serve_command(
         fail(f"statebound serve needs {error.name or 'its web stack'}: pip install 'statebound[view]'")
     sock = _bind(host, port, shared=workers > 1, listen=workers == 1)
     hosts = tuple(allow_host)
-    limits = {"max_streams": max_streams, "max_body": max_body}
+    limits = {"max_streams": max_streams, "max_body": max_body, "mcp": mcp}
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"statebound serve: http://{shown}:{sock.getsockname()[1]} ({', '.join(flows)}; store {store}; "
                f"{workers} worker{'s' if workers > 1 else ''}; Ctrl+C stops)")

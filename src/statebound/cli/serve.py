@@ -12,29 +12,11 @@ import typer
 
 from statebound.cli.app import app
 from statebound.cli.errors import fail, one_line_errors
+from statebound.cli.listen import LOCAL, bind
 
 __all__ = ["serve_command"]
 
-_LOCAL = {"127.0.0.1", "localhost", "::1"}
 TOKEN_VARIABLE = "STATEBOUND_SERVE_TOKEN"
-
-
-def _bind(host: str, port: int, *, shared: bool = False, listen: bool = True) -> socket.socket:
-    """A listening socket (``shared``: with SO_REUSEPORT, so each worker listens on its own and
-    the system spreads connections between them; ``listen=False``: the port held, not served)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if shared:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as error:
-        sock.close()
-        fail(f"cannot serve on {host}:{port}: {error.strerror or error}; choose another --port or --host")
-    if listen:
-        sock.listen(2048)
-    return sock
 
 
 def _serve_one(sock: socket.socket, flows: dict[str, Any], store: str, llm: Any, bound: str,
@@ -75,7 +57,7 @@ def serve_command(
 
     token = auth_token or os.environ.get(TOKEN_VARIABLE) or None
     with one_line_errors():
-        if host not in _LOCAL and token is None:
+        if host not in LOCAL and token is None:
             fail(f"serving on {host} exposes the flows to the network: give --auth-token (or ${TOKEN_VARIABLE})")
         postgres = store.startswith(("postgresql://", "postgres://"))
         if workers > 1 and not postgres:
@@ -91,7 +73,7 @@ def serve_command(
         import uvicorn  # noqa: F401
     except ImportError as error:
         fail(f"statebound serve needs {error.name or 'its web stack'}: pip install 'statebound[view]'")
-    sock = _bind(host, port, shared=workers > 1, listen=workers == 1)
+    sock = bind(host, port, shared=workers > 1, listen=workers == 1)
     hosts = tuple(allow_host)
     limits = {"max_streams": max_streams, "max_body": max_body, "mcp": mcp}
     shown = f"[{host}]" if ":" in host else host
@@ -105,7 +87,7 @@ def serve_command(
         pid = os.fork()
         if pid == 0:  # a worker: its own socket, event loop, database connections and runs
             try:
-                own = _bind(host, sock.getsockname()[1], shared=True)
+                own = bind(host, sock.getsockname()[1], shared=True)
                 sock.close()
                 _serve_one(own, flows, store, llm, host, hosts, token, lease, limits)
             finally:

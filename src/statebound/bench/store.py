@@ -188,6 +188,14 @@ class RunStore:
         self.close()
 
     # --- configuration -------------------------------------------------------------------
+    def diagrams(self) -> dict[str, str]:
+        """Each flow agent's diagram (DOT), as drawn when the run was made."""
+        rows = self._db.execute("SELECT key, value FROM run WHERE key LIKE 'diagram:%'").fetchall()
+        return {key.removeprefix("diagram:"): value for key, value in rows}
+
+    def save_diagram(self, agent: str, dot: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO run VALUES (?, ?)", (f"diagram:{agent}", dot))
+
     def config(self) -> RunConfig | None:
         row = self._db.execute("SELECT value FROM run WHERE key = 'config'").fetchone()
         return RunConfig.from_json(json.loads(row[0])) if row else None

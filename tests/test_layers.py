@@ -3,7 +3,7 @@ of lower layers (imports for annotations under ``if TYPE_CHECKING:`` too). So ag
 the harness or their benchmarks, and the harness never imports the report.
 
     errors, exits  <  user_files  <  llm  <  spec, flow, envs  <  chain, examples  <  contract
-    <  agents, telemetry  <  benchmarks  <  bench  <  report  <  view  <  cli
+    <  agents, telemetry  <  benchmarks  <  bench  <  report  <  view, induce  <  cli
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "statebound"
 LAYERS = (("errors", "exits"), ("user_files",), ("llm",), ("spec", "flow", "envs"), ("chain", "examples"), ("contract",),
-          ("agents", "telemetry"), ("benchmarks",), ("bench",), ("report",), ("view",), ("cli",))
+          ("agents", "telemetry"), ("benchmarks",), ("bench",), ("report",), ("view", "induce"), ("cli",))
 LAYER = {name: level for level, names in enumerate(LAYERS) for name in names}
 
 

@@ -36,19 +36,26 @@ if TYPE_CHECKING:
 flow_app = typer.Typer(help="Inspect flows: draw their diagrams, check them.", no_args_is_help=True)
 app.add_typer(flow_app, name="flow")
 
-FLOW_HELP = "A bundled example (arithmetic, research) or a Python file and variable: path.py:flow"
+FLOW_HELP = ("A bundled example (arithmetic, research), a Python file and variable: path.py:flow, or an induced "
+             "machine: induced:machine.json")
+INDUCED = "induced:"
 
 
 def load_flow(ref: str) -> Flow:
-    """The flow ``ref`` names (bundled example or ``path.py:variable``); DefinitionError otherwise."""
+    """The flow ``ref`` names (bundled example, ``path.py:variable`` or ``induced:PATH``, a
+    machine :mod:`statebound.induce` wrote); DefinitionError otherwise."""
     from statebound.examples import EXAMPLES, load_example
     from statebound.flow import Flow
 
     if ref in EXAMPLES:
         return load_example(ref)
+    if ref.startswith(INDUCED):
+        from statebound.induce import load_machine
+
+        return load_machine(ref[len(INDUCED):]).flow()
     if not is_file_ref(ref):
         raise DefinitionError(
-            f"{ref!r} is neither a bundled example ({', '.join(sorted(EXAMPLES))}) nor path.py:variable"
+            f"{ref!r} is neither a bundled example ({', '.join(sorted(EXAMPLES))}), path.py:variable nor induced:PATH"
         )
     value = load_ref(ref, "a Flow")
     if not isinstance(value, Flow) and callable(value):

@@ -27,7 +27,8 @@ def induce_command(
     option: list[str] = typer.Option([], "--option", "-O", metavar="KEY=VALUE", help="Benchmark option for the evaluation (e.g. choice=score)."),
     model_option: list[str] = typer.Option([], "--model-option", metavar="KEY=VALUE", help="Option for every model."),
     seed: list[int] = typer.Option([], "--seed", help="Seed; repeat for several (default 0)."),
-    hand_written: bool = typer.Option(True, "--hand-written/--no-hand-written", help="Run the benchmark's hand-written machine and its control beside."),
+    beside: list[str] = typer.Option([], "--beside", help="With --folds: an agent to evaluate beside the machines; repeatable (default: the benchmark's hand-written machine and its control, for alfworld stateflow-scoped and stateflow-scoped-random)."),
+    no_beside: bool = typer.Option(False, "--no-beside", help="Evaluate the machines and their control alone."),
     concurrency: int = typer.Option(1, "--concurrency", "-j", help="Episodes in flight at once."),
     resume: bool = typer.Option(False, "--resume", help="With --folds: keep the machines in --out and continue (or start) their evaluation at --max-turns."),
     no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress bar."),
@@ -47,7 +48,7 @@ def induce_command(
         _folds(runs, benchmark, out, folds, file_format, resume=resume)
     if evaluate:
         _evaluate(out, benchmark, model=model, max_turns=max_turns, option=option, model_option=model_option,
-                  seed=seed, hand_written=hand_written, concurrency=concurrency, resume=resume,
+                  seed=seed, beside=[] if no_beside else beside or None, concurrency=concurrency, resume=resume,
                   progress=not no_progress, plots=not no_plots)
 
 
@@ -87,7 +88,7 @@ def _folds(runs: list[Path], benchmark: str, out: Path, folds: int, file_format:
 
 
 def _evaluate(out: Path, benchmark: str, *, model: list[str], max_turns: int | None, option: list[str],
-              model_option: list[str], seed: list[int], hand_written: bool, concurrency: int, resume: bool,
+              model_option: list[str], seed: list[int], beside: list[str] | None, concurrency: int, resume: bool,
               progress: bool, plots: bool) -> None:
     from statebound.bench.evaluate import Execution, execute_run
     from statebound.bench.interrupt import RunInterrupted, SignalStop
@@ -107,7 +108,7 @@ def _evaluate(out: Path, benchmark: str, *, model: list[str], max_turns: int | N
                 turns = max_turns or benchmark_class(benchmark).default_max_turns or 50
                 config, loaded, run_dir = fold_run(
                     out, benchmark=benchmark, models=model or [default_model()], max_turns=turns,
-                    options=parse_pairs(option), seeds=seed or (0,), hand_written=hand_written)
+                    options=parse_pairs(option), seeds=seed or (0,), beside=beside)
                 if model_option:
                     from dataclasses import replace
 

@@ -135,17 +135,15 @@ def offline_coverage(machines: Sequence[Machine], run_dirs: Sequence[str | Path]
 
 def fold_run(out_dir: str | Path, *, benchmark: str, models: Sequence[str], max_turns: int,
              options: Mapping[str, Any] | None = None, seeds: Sequence[int] = (0,),
-             hand_written: bool = True) -> tuple[RunConfig, LoadedBenchmark, Path]:
+             beside: Sequence[str] | None = None) -> tuple[RunConfig, LoadedBenchmark, Path]:
     """The evaluation of the fold machines in ``out_dir``: they (``induced:OUT``), their random
-    control and (``hand_written``) the benchmark's hand-written machine and its control, on every
-    held-out task, at ``max_turns``; its run directory is ``OUT/eval-<max_turns>``. Run it with
-    :func:`statebound.bench.evaluate.execute_run`."""
+    control and the agents ``beside`` them (by default the benchmark's hand-written machine and
+    its control, when it has one), on every held-out task, at ``max_turns``; its run directory is
+    ``OUT/eval-<max_turns>``. Run it with :func:`statebound.bench.evaluate.execute_run`."""
     machines = [m for _, m in read_folds(out_dir)]
     held_out = [task for machine in machines for task in machine.trained.held_out]
     agents = [f"induced:{out_dir}", f"induced-random:{out_dir}"]
-    pair = domain_for(benchmark).hand_written
-    if hand_written and pair is not None:
-        agents += list(pair)
+    agents += list(beside if beside is not None else domain_for(benchmark).hand_written or ())
     config, loaded = prepare_run(benchmark, agents=agents, models=list(models), seeds=seeds,
                                  selection=TaskSelection(ids=tuple(held_out)),
                                  limits=EpisodeLimits(max_turns=max_turns), benchmark_options=options)

@@ -21,6 +21,7 @@ def induce_command(
     tasks: str | None = typer.Option(None, "--tasks", help="Learn only from these comma-separated task ids."),
     folds: int | None = typer.Option(None, "--folds", min=2, help="Learn on all folds but one, evaluate on that one, each way."),
     file_format: str = typer.Option("json", "--format", help="With --folds: the machines' files, json or py."),
+    stratify_by: str = typer.Option("task_type", "--stratify-by", help="With --folds: the task meta key each fold gets its share of."),
     evaluate: bool = typer.Option(True, "--eval/--no-eval", help="With --folds: run the evaluation (else write the machines and their offline figures)."),
     model: list[str] = typer.Option([], "--model", "-m", help="Model the machines choose with; repeatable (default: as statebound eval)."),
     max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="Actions per episode in the evaluation (default: the benchmark's)."),
@@ -45,7 +46,7 @@ def induce_command(
         if folds is None:
             _one_machine(runs, benchmark, out, tasks)
             return
-        _folds(runs, benchmark, out, folds, file_format, resume=resume)
+        _folds(runs, benchmark, out, folds, file_format, stratify_by, resume=resume)
     if evaluate:
         _evaluate(out, benchmark, model=model, max_turns=max_turns, option=option, model_option=model_option,
                   seed=seed, beside=[] if no_beside else beside or None, concurrency=concurrency, resume=resume,
@@ -65,7 +66,8 @@ def _one_machine(runs: list[Path], benchmark: str, out: Path, tasks: str | None)
     typer.echo(f"run it: statebound eval {benchmark} -a induced:{path}; draw it: statebound flow draw induced:{path}")
 
 
-def _folds(runs: list[Path], benchmark: str, out: Path, folds: int, file_format: str, *, resume: bool) -> None:
+def _folds(runs: list[Path], benchmark: str, out: Path, folds: int, file_format: str, stratify_by: str, *,
+           resume: bool) -> None:
     from statebound.cli.errors import output_dir
     from statebound.errors import DefinitionError
     from statebound.induce.folds import offline_coverage, read_folds, summary, write_folds
@@ -78,7 +80,8 @@ def _folds(runs: list[Path], benchmark: str, out: Path, folds: int, file_format:
         raise DefinitionError(f"{out} already holds machines ({', '.join(p.name for p in existing)}); pass --resume "
                               "to evaluate them, or choose another --out")
     if not existing:
-        write_folds(runs, benchmark=benchmark, folds=folds, out_dir=out, suffix=f".{file_format}")
+        write_folds(runs, benchmark=benchmark, folds=folds, out_dir=out, suffix=f".{file_format}",
+                    stratify_by=stratify_by)
     machines = read_folds(out)
     if len(machines) != folds:
         raise DefinitionError(f"{out} holds {len(machines)} fold machines, not {folds}")

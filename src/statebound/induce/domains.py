@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Domain", "domain_for", "register_domain"]
+__all__ = ["Domain", "benchmark_name", "domain_for", "register_domain"]
 
 
 def _no_slots(task_text: str) -> Mapping[str, str]:
@@ -59,8 +59,18 @@ def register_domain(domain: Domain) -> None:
     _REGISTERED[domain.benchmark] = domain
 
 
+def benchmark_name(benchmark: str) -> str:
+    """The name ``benchmark`` is registered under (its class's own for ``path.py:Class``)."""
+    from statebound.bench.registry import benchmark_class
+    from statebound.user_files import is_file_ref
+
+    return benchmark_class(benchmark).name if is_file_ref(benchmark) else benchmark
+
+
 def domain_for(benchmark: str) -> Domain:
-    """The domain of ``benchmark`` (a generic one for benchmarks without an entry)."""
+    """The domain of ``benchmark`` (by its registered name; a generic one for benchmarks without
+    an entry)."""
+    benchmark = benchmark_name(benchmark)
     if benchmark not in _REGISTERED and benchmark in _KNOWN:
         _REGISTERED[benchmark] = _KNOWN[benchmark]()
     return _REGISTERED.get(benchmark) or Domain(benchmark)

@@ -1,7 +1,8 @@
 """Held-out evaluation: learn on part of the tasks, evaluate on the rest, each way.
 
 :func:`write_folds` splits the tasks the runs cover into ``k`` folds (round robin within each task
-type, in the benchmark's order, so each fold has its share of every type) and writes one machine
+type, or the values of another meta key, in the benchmark's order, so each fold has its share of
+every type) and writes one machine
 per fold, learnt from the solved episodes of the other folds' tasks (``fold-1.json``...). The
 machines' directory is one agent (``-a induced:DIR``: each task is played by the machine that kept
 it out), so one run holds it, its random control and the benchmark's hand-written
@@ -35,14 +36,15 @@ from statebound.induce.templates import read_words
 __all__ = ["Coverage", "fold_run", "fold_tasks", "offline_coverage", "read_folds", "summary", "write_folds"]
 
 
-def fold_tasks(task_ids: Sequence[str], task_types: Mapping[str, str], folds: int) -> list[list[str]]:
-    """``task_ids`` in ``folds`` parts: round robin within each task type, in the given order."""
+def fold_tasks(task_ids: Sequence[str], strata: Mapping[str, str], folds: int) -> list[list[str]]:
+    """``task_ids`` in ``folds`` parts: round robin within each stratum (task type), in the given
+    order."""
     if folds < 2:
         raise DefinitionError(f"--folds must be at least 2 (learn on some tasks, evaluate on the others), got {folds}")
     parts: list[list[str]] = [[] for _ in range(folds)]
     seen: dict[str, int] = defaultdict(int)
     for task in task_ids:
-        kind = task_types.get(task, "")
+        kind = strata.get(task, "")
         parts[seen[kind] % folds].append(task)
         seen[kind] += 1
     if any(not part for part in parts):
@@ -50,22 +52,24 @@ def fold_tasks(task_ids: Sequence[str], task_types: Mapping[str, str], folds: in
     return parts
 
 
-def _tasks_in(run_dirs: Sequence[str | Path], benchmark: str) -> tuple[list[str], dict[str, str]]:
-    """The benchmark's tasks the runs hold episodes of (in the benchmark's order), and their types."""
+def _tasks_in(run_dirs: Sequence[str | Path], benchmark: str, stratify_by: str) -> tuple[list[str], dict[str, str]]:
+    """The benchmark's tasks the runs hold episodes of (in the benchmark's order), and the value
+    of each one's ``stratify_by`` meta key."""
     stored: set[str] = set()
     for run_dir in run_dirs:
         with RunStore(run_dir, read_only=True) as store:
             stored |= {result.task for result in store.results()}
     tasks = [task for task in load_benchmark(benchmark).benchmark.tasks() if task.id in stored]
-    return [t.id for t in tasks], {t.id: str(t.meta.get("task_type", "")) for t in tasks}
+    return [t.id for t in tasks], {t.id: str(t.meta.get(stratify_by, "")) for t in tasks}
 
 
 def write_folds(run_dirs: Sequence[str | Path], *, benchmark: str, folds: int, out_dir: str | Path,
-                suffix: str = ".json") -> list[Path]:
-    """Learn a machine per fold (module docstring) and write them into ``out_dir``."""
-    task_ids, types = _tasks_in(run_dirs, benchmark)
+                suffix: str = ".json", stratify_by: str = "task_type") -> list[Path]:
+    """Learn a machine per fold (module docstring; the folds stratified by the tasks'
+    ``stratify_by`` meta key) and write them into ``out_dir``."""
+    task_ids, strata = _tasks_in(run_dirs, benchmark, stratify_by)
     written = []
-    for number, held_out in enumerate(fold_tasks(task_ids, types, folds), 1):
+    for number, held_out in enumerate(fold_tasks(task_ids, strata, folds), 1):
         learnt_from = [task for task in task_ids if task not in held_out]
         machine = induce_machine(run_dirs, benchmark=benchmark, tasks=learnt_from, held_out=held_out)
         written.append(write_machine(machine, Path(out_dir) / f"fold-{number}{suffix}"))

@@ -67,15 +67,16 @@ def _occurrences(demo: Demonstration, canonical: Callable[[str], str]) -> list[O
     return found
 
 
-def _fixed_positions(episodes: Sequence[Sequence[Occurrence]]) -> dict[Kind, set[int]]:
+def _fixed_positions(episodes: Sequence[Sequence[Occurrence]], min_constant: int) -> dict[Kind, set[int]]:
     """Per kind of action, the positions where every action of that kind has the same word (its
-    verb and prepositions: ``take _ _ from _ _``), over every task type."""
+    verb and prepositions: ``take _ _ from _ _``), over every task type; only its first word for
+    a kind seen fewer than ``min_constant`` times."""
     words: dict[Kind, list[tuple[str, ...]]] = defaultdict(list)
     for episode in episodes:
         for occurrence in episode:
             words[skeleton_of(" ".join(occurrence.words))].append(occurrence.typed)
     return {kind: {p for p in range(kind[1]) if len({typed[p] for typed in all_typed}) == 1}
-            for kind, all_typed in words.items()}
+            if len(all_typed) >= min_constant else {0} for kind, all_typed in words.items()}
 
 
 def _milestones(episodes: Sequence[Sequence[Occurrence]], share: float) -> set[Kind]:
@@ -150,7 +151,7 @@ def learn(demonstrations: Sequence[Demonstration], *, benchmark: str, slots: Seq
         occurrences = _occurrences(demo, canonical)
         if occurrences:
             by_type[demo.task_type].append(occurrences)
-    fixed = _fixed_positions([episode for episodes in by_type.values() for episode in episodes])
+    fixed = _fixed_positions([episode for episodes in by_type.values() for episode in episodes], min_constant)
     graphs = [_graph(task_type, episodes, fixed, share=share, agree=agree, min_constant=min_constant)
               for task_type, episodes in by_type.items()]
     return Machine(benchmark=benchmark, graphs=graphs, slots=tuple(slots), origin="")

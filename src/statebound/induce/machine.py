@@ -33,7 +33,7 @@ from statebound.induce.templates import ANY, NUMBER, SEEN, Template
 if TYPE_CHECKING:
     from statebound.flow import ChoiceMethod, Flow
 
-__all__ = ["DONE", "Graph", "Machine", "Role", "Trained", "check_machine"]
+__all__ = ["DONE", "Graph", "Machine", "Role", "Trained", "check_machine", "to_mermaid"]
 
 DONE = "Done"  # where a role's last action of a solved episode leads
 _PACKAGE = str(Path(__file__).resolve().parents[1])
@@ -232,3 +232,32 @@ def check_machine(machine: Machine) -> None:
 def templates(graph: Graph) -> dict[str, Template]:
     """Each role's template (preferring its values), by role name."""
     return {role.name: Template(role.template, frozenset(role.values)) for role in graph.roles}
+
+
+def _mermaid_id(task_type: str, name: str) -> str:
+    return re.sub(r"\W", "_", f"{task_type}__{name}")
+
+
+def to_mermaid(machine: Machine, task_type: str | None = None) -> str:
+    """The learnt graph as a Mermaid state diagram: a state per role, the counted transitions
+    (from the start, between roles, to the end); every task type as a composite state, or
+    ``task_type``'s alone. (The flow adds, in every state, ``over`` to ``Done``, staying when no
+    role fits, and going back a step: ``statebound flow draw induced:PATH`` draws it whole.)"""
+    lines = ["stateDiagram-v2"]
+    for graph in machine.graphs:
+        if task_type is not None and graph.task_type != task_type:
+            continue
+        indent = "    " if task_type is not None else "        "
+        if task_type is None:
+            lines.append(f"    state {re.sub(r'[^0-9A-Za-z_]', '_', graph.task_type)} {{")
+        for role in graph.roles:
+            lines.append(f'{indent}state "{role.name}" as {_mermaid_id(graph.task_type, role.name)}')
+        for target, count in graph.start.items():
+            lines.append(f"{indent}[*] --> {_mermaid_id(graph.task_type, target)}: {count}")
+        for role in graph.roles:
+            for target, count in role.next.items():
+                end = "[*]" if target == DONE else _mermaid_id(graph.task_type, target)
+                lines.append(f"{indent}{_mermaid_id(graph.task_type, role.name)} --> {end}: {count}")
+        if task_type is None:
+            lines.append("    }")
+    return "\n".join(lines) + "\n"

@@ -20,7 +20,7 @@ from statebound.contract.converters import CHOICE_KEY
 from statebound.contract.result import EpisodeResult
 from statebound.contract.trace import Step
 from statebound.errors import DefinitionError
-from statebound.induce.domains import Domain, domain_for
+from statebound.induce.domains import Domain, benchmark_name, domain_for
 from statebound.induce.learn import Demonstration, learn
 from statebound.induce.machine import Machine, Trained
 
@@ -72,7 +72,7 @@ def demonstrations(run_dirs: Sequence[str | Path], *, benchmark: str,
     for run_dir in run_dirs:
         with RunStore(run_dir, read_only=True) as store:
             config = store.config()
-            if config is not None and config.benchmark != benchmark:
+            if config is not None and benchmark_name(config.benchmark) != benchmark_name(benchmark):
                 raise DefinitionError(f"{run_dir} holds a {config.benchmark} run, not {benchmark}: give runs of "
                                       f"{benchmark}, or --benchmark {config.benchmark}")
             results = [r for r in store.results(with_trajectories=True) if tasks is None or r.task in tasks]
@@ -103,7 +103,7 @@ def induce_machine(run_dirs: Sequence[str | Path], *, benchmark: str, tasks: Col
     started = time.perf_counter()
     demos = demonstrations(run_dirs, benchmark=benchmark, tasks=tasks)
     domain = domain_for(benchmark)
-    machine = learn(demos, benchmark=benchmark, slots=domain.slots, canonical=domain.canonical)
+    machine = learn(demos, benchmark=benchmark_name(benchmark), slots=domain.slots, canonical=domain.canonical)
     trained = Trained(runs=tuple(str(r) for r in run_dirs), tasks=tuple(sorted({d.task for d in demos})),
                       held_out=tuple(held_out), episodes=len(demos),
                       steps=sum(1 for d in demos for s in d.steps if s.ok), tokens=sum(d.tokens for d in demos),

@@ -44,6 +44,7 @@ __all__ = [
     "BENCHMARK_GROUP",
     "LoadedBenchmark",
     "benchmark_class",
+    "agent_kind_summary",
     "agent_kinds",
     "benchmark_names",
     "did_you_mean",
@@ -78,6 +79,12 @@ def _load(point: EntryPoint) -> Any:
 def agent_kinds() -> list[str]:
     """Every registered agent kind (``induced`` for ``-a induced:PATH``), sorted."""
     return sorted({point.name for point in _entry_points(AGENT_KIND_GROUP)})
+
+
+def agent_kind_summary(kind: str) -> str:
+    """The first line of the docstring of the function that makes agent kind ``kind``."""
+    point = next(point for point in _entry_points(AGENT_KIND_GROUP) if point.name == kind)
+    return ((_load(point).__doc__ or "").strip().splitlines() or [""])[0]
 
 
 def _kind_agent(benchmark: str, name: str) -> AgentSpec[Any] | None:

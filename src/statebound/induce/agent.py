@@ -128,10 +128,14 @@ def _spec(benchmark: str, argument: str, *, control: bool) -> AgentSpec[Any]:
 
 
 def induced(benchmark: str, argument: str) -> AgentSpec[Any]:
-    """``-a induced:PATH``: the machine in ``PATH``, the model picking (module docstring)."""
+    """a machine statebound induce wrote (a .py or .json file, or a folder of fold machines), the model picking.
+
+    ``-a induced:PATH`` (module docstring)."""
     return _spec(benchmark, argument, control=False)
 
 
 def induced_random(benchmark: str, argument: str) -> AgentSpec[Any]:
-    """``-a induced-random:PATH``: the same machine with seeded random picks, the control."""
+    """the machine at PATH with seeded random picks: the control.
+
+    ``-a induced-random:PATH``."""
     return _spec(benchmark, argument, control=True)

@@ -47,7 +47,8 @@ def test_solved_episodes_become_demonstrations_with_their_offered_candidates(tmp
     assert demo.steps[1].offered == ("go to fridge 1", "take apple 1 from countertop 1")
     machine = induce_machine([run], benchmark="alfworld", held_out=["put-2"])
     assert machine.trained.episodes == 1 and machine.trained.steps == 4 and machine.trained.held_out == ("put-2",)
-    assert [r.template for r in machine.graph("put").roles][-1] == "put {object} {n} in/on {receptacle} {n}"
+    # one episode is too few to keep "in/on" a constant (min_constant), so only the slots stay
+    assert [r.template for r in machine.graph("put").roles][-1] == "put {object} {n} {any} {receptacle} {n}"
 
 
 def test_a_store_made_before_steps_were_kept_teaches_from_its_choices(tmp_path: Path):

@@ -54,7 +54,12 @@ def induce_command(
 
 
 def _one_machine(runs: list[Path], benchmark: str, out: Path, tasks: str | None) -> None:
+    from statebound.errors import DefinitionError
     from statebound.induce import induce_machine, write_machine
+    from statebound.induce.files import SUFFIXES
+
+    if out.suffix not in SUFFIXES:
+        raise DefinitionError(f"--out {out}: a machine is written as .py or .json (with --folds, --out is a directory)")
 
     chosen = {t.strip() for t in tasks.split(",") if t.strip()} if tasks is not None else None
     machine = induce_machine(runs, benchmark=benchmark, tasks=chosen)

@@ -43,6 +43,7 @@ from statebound.flow import (
     always,
     choose,
 )
+from statebound.flow.validate import distances
 from statebound.induce.domains import Domain, domain_for
 from statebound.induce.machine import (
     DONE,
@@ -94,16 +95,11 @@ class StatePlan:
 
 def _distances(graph: Graph) -> dict[str, int]:
     """Transitions from each role to ``Done`` along the counted edges."""
-    found = {DONE: 0}
-    changed = True
-    while changed:
-        changed = False
-        for role in graph.roles:
-            best = min((found[t] + 1 for t in role.next if t in found), default=None)
-            if best is not None and best < found.get(role.name, best + 1):
-                found[role.name] = best
-                changed = True
-    return found
+    towards: dict[str, set[str]] = defaultdict(set)
+    for role in graph.roles:
+        for target in role.next:
+            towards[target].add(role.name)
+    return distances([DONE], towards)
 
 
 def _shared_followers(machine: Machine) -> dict[str, Counter[str]]:

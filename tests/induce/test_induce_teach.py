@@ -80,3 +80,26 @@ def test_learning_from_tasks_no_run_holds_is_refused(tmp_path: Path):
     run = _store(tmp_path / "run", "alfworld", [_episode("put-1")])
     with pytest.raises(DefinitionError, match=r"among tasks put-9 \(0 episodes, 0 solved\)"):
         induce_machine([run], benchmark="alfworld", tasks={"put-9"})
+
+
+def test_the_command_writes_a_machine_and_folds_of_them(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from statebound.cli.app import app
+    from statebound.induce import load_machine
+
+    run = _store(tmp_path / "run", "alfworld", [_episode(task) for task in ("put-018", "put-019", "put-020", "put-021")])
+    done = CliRunner().invoke(app, ["induce", str(run), "--benchmark", "alfworld", "--out", str(tmp_path / "m.py")])
+    assert done.exit_code == 0, done.output
+    assert "1 task types, 4 roles, learnt from 4 solved episodes (16 steps, 0 model tokens)" in done.output
+    assert load_machine(tmp_path / "m.py").trained.tasks == ("put-018", "put-019", "put-020", "put-021")
+    out = tmp_path / "folds"
+    done = CliRunner().invoke(app, ["induce", str(run), "--benchmark", "alfworld", "--folds", "2", "--out", str(out),
+                                    "--no-eval"])
+    assert done.exit_code == 0, done.output
+    one, two = load_machine(out / "fold-1.json"), load_machine(out / "fold-2.json")
+    assert one.trained.held_out == ("put-018", "put-020") and two.trained.tasks == ("put-018", "put-020")
+    assert "| all | 16 | 100.0 |" in (out / "induction.md").read_text()  # each game held out once: 4 x 4 steps
+    again = CliRunner().invoke(app, ["induce", str(run), "--benchmark", "alfworld", "--folds", "2", "--out", str(out),
+                                     "--no-eval"])
+    assert again.exit_code == 2 and "already holds machines" in again.output

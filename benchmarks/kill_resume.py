@@ -62,9 +62,13 @@ FLOW_FILE = textwrap.dedent('''
         State("End", final=True),
     ])
 ''').replace("TURNS", str(TURNS))
-MODEL_FILE = textwrap.dedent('''
+# a model's first lines: it logs each call (the turn it was asked at) and takes 10 ms
+LOGGED_CALL = textwrap.dedent('''
+    import json
     import os
     import time
+
+    from statebound.llm.base import Choice, ToolCall
 
 
     def respond(request):
@@ -73,7 +77,8 @@ MODEL_FILE = textwrap.dedent('''
             log.write(prompt + "\\n")
         time.sleep(0.01)
         turn = int(prompt.rsplit(" ", 1)[1])
-        return "done" if turn >= TURNS - 1 else f"reply to {prompt}"
+''')
+MODEL_FILE = (LOGGED_CALL + '''    return "done" if turn >= TURNS - 1 else f"reply to {prompt}"
 ''').replace("TURNS", str(TURNS))
 STATEBOUND = Path(sys.executable).with_name("statebound")
 
@@ -196,24 +201,10 @@ TOOL_FLOW_FILE = textwrap.dedent('''
         State("End", final=True),
     ])
 ''').replace("TURNS", str(TOOL_TURNS))
-TOOL_MODEL_FILE = textwrap.dedent('''
-    import json
-    import os
-    import time
-
-    from statebound.llm.base import Choice, ToolCall
-
-
-    def respond(request):
-        prompt = request.messages[-1].content.splitlines()[-1]   # "Act at turn 7"
-        with open(os.environ["CALL_LOG"], "a") as log:
-            log.write(prompt + "\\n")
-        time.sleep(0.01)
-        turn = int(prompt.rsplit(" ", 1)[1])
-        if turn >= TURNS - 1:
-            return "done"
-        args = json.dumps({"turn": turn})
-        return Choice(text="", tool_calls=(ToolCall(f"n{turn}", "note", args), ToolCall(f"p{turn}", "pay", args)))
+TOOL_MODEL_FILE = (LOGGED_CALL + '''    if turn >= TURNS - 1:
+        return "done"
+    args = json.dumps({"turn": turn})
+    return Choice(text="", tool_calls=(ToolCall(f"n{turn}", "note", args), ToolCall(f"p{turn}", "pay", args)))
 ''').replace("TURNS", str(TOOL_TURNS))
 
 

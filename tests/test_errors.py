@@ -26,6 +26,8 @@ def _sample(kind: type[errors.StateboundError]) -> errors.StateboundError:
         return kind("unbalanced parenthesis", line=3, column=7, source_name="react.spec")
     if issubclass(kind, errors.ProviderError):
         return kind("HTTP 401, authentication failed", provider="openai-compatible http://x/v1", attempts=2)
+    if issubclass(kind, errors.MCPServerError):
+        return kind("it stopped answering", server="filesystem", stderr="npm warn: done")
     return kind("the cause, and the fix")
 
 

@@ -3,7 +3,7 @@ of lower layers (imports for annotations under ``if TYPE_CHECKING:`` too). So ag
 the harness or their benchmarks, and the harness never imports the report.
 
     errors, exits, processes, sqlite_files  <  user_files, web  <  llm  <  spec, flow, envs  <  chain, examples, mcp  <  contract
-    <  agents, telemetry  <  benchmarks  <  bench  <  report  <  view, serve  <  cli
+    <  agents, telemetry  <  benchmarks  <  bench  <  report  <  view, serve, induce  <  cli
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "statebound"
 LAYERS = (("errors", "exits", "processes", "sqlite_files"), ("user_files", "web"), ("llm",), ("spec", "flow", "envs"), ("chain", "examples", "mcp"), ("contract",),
-          ("agents", "telemetry"), ("benchmarks",), ("bench",), ("report",), ("view", "serve"), ("cli",))
+          ("agents", "telemetry"), ("benchmarks",), ("bench",), ("report",), ("view", "serve", "induce"), ("cli",))
 LAYER = {name: level for level, names in enumerate(LAYERS) for name in names}
 
 

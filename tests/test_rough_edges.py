@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,10 +119,30 @@ def test_run_shows_a_pick_with_its_scores_and_the_final_variables(tmp_path) -> N
 
 
 def test_run_takes_starting_variables_and_the_tools_environment(tmp_path, monkeypatch) -> None:
+    routed = tmp_path / "routed.py"
+    routed.write_text(textwrap.dedent('''
+        from dataclasses import dataclass
+        from statebound import CallTool, Flow, State, ToolResult, always
+
+        @dataclass(frozen=True)
+        class Routing:
+            team: str = "unknown"
+            priority: str = "low"
+
+        class Desk:
+            name = "desk 7"
+
+        def route(ctx) -> ToolResult:
+            return ToolResult(f"routed to {ctx.vars.team} by {ctx.deps.name}")
+
+        flow = Flow(name="routed", initial="Route", vars=Routing, states=[
+            State("Route", outputs=[CallTool(route)], transitions=[(always(), "End")]), State("End", final=True)])
+    '''))
+    ran = invoke("run", f"{routed}:flow", "-m", "scripted", "--task", "I was charged twice", "--var", "team=billing",
+                 "--var", "priority=high", "--deps", f"{routed}:Desk")
+    assert ran.exit_code == 0, ran.output
+    assert "vars: Routing(team='billing', priority='high')" in ran.output and "routed to billing by desk 7" in ran.output
     monkeypatch.chdir(ROOT)
-    ran = invoke("run", f"{TICKETS}:flow", "-m", "scripted", "--task", "I was charged twice", "--var", "team=billing",
-                 "--var", "priority=high", "--deps", f"{TICKETS}:Desk")
-    assert "vars: Routing(team='billing', priority='high')" in ran.output  # the Picks cannot score with scripted
     refused = {
         ("--var", "tem=billing"): "error: --var tem: Routing has no field 'tem'. Did you mean 'team'? Its fields: team, priority",
         ("--deps", "Desk"): "error: --deps 'Desk' is not path.py:name (an object in a Python file, or a function or class "

@@ -48,7 +48,7 @@ def test_markdown_per_task_type_blank_for_react():
     markdown = to_markdown(report)
     assert "| State acc % | Location acc % | Inventory acc % | Put corrections/game |" in markdown
     assert "| 75.00 | 75.00 | 100.00 | 0.50 |" in markdown
-    assert "| stateact | m | cool | 1 |" in markdown and "| 0.00 | 0.00 | 100.00 | 0.00 |" in markdown
+    assert "| stateact | m (not called) | cool | 1 |" in markdown and "| 0.00 | 0.00 | 100.00 | 0.00 |" in markdown  # no tokens: no call
     assert "|  |  |  | 1.00 |" in markdown  # react tracks no state
 
 

@@ -38,7 +38,8 @@ def flow_server(tmp_path_factory) -> Iterator[str]:
             time.sleep(0.2)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
 
 

@@ -123,11 +123,13 @@ def test_a_stuck_workers_run_goes_to_another_worker_once_its_claim_runs_out(post
         with psycopg.connect(postgres_url) as db:
             holder = db.execute("SELECT worker FROM statebound_runs WHERE run_id = %s", (run["run_id"],)).fetchone()[0]
         stuck = int(holder.split(":")[1])
+        other = _connected_to_another_worker(server.url, holder)  # the stuck one answers nobody
         os.kill(stuck, signal.SIGSTOP)  # stuck mid-nap: alive, holding the thread, renewing nothing
         try:
-            joined = httpx.get(f"{server.url}/threads/{run['thread_id']}/runs/{run['run_id']}/join", timeout=60).json()
+            joined = other.get(f"/threads/{run['thread_id']}/runs/{run['run_id']}/join").json()
         finally:
             os.kill(stuck, signal.SIGCONT)
+            other.close()
         time.sleep(2)  # the stuck worker wakes, finds the run taken, and stops it without writing
         with psycopg.connect(postgres_url) as db:
             status, worker = db.execute("SELECT status, worker FROM statebound_runs WHERE run_id = %s",
@@ -136,3 +138,14 @@ def test_a_stuck_workers_run_goes_to_another_worker_once_its_claim_runs_out(post
                                                  (run["thread_id"],)).fetchall()]
     assert joined["status"] == "final" and status == "success" and worker != holder
     assert seqs == list(range(len(seqs)))  # one writer at a time: the thread is whole
+
+
+def _connected_to_another_worker(url: str, worker: str) -> httpx.Client:
+    """A client whose kept-alive connection a worker other than ``worker`` serves (the system gives
+    each new connection to either worker)."""
+    for _ in range(100):
+        client = httpx.Client(base_url=url, timeout=60)
+        if client.get("/info").json()["worker"] != worker:
+            return client
+        client.close()
+    raise AssertionError(f"100 connections in a row went to {worker}")

@@ -206,3 +206,20 @@ def test_the_servers_page_of_a_paused_thread_answers_it(server):
     assert '<span class="badge idle">idle</span>' in answered.text
     state = httpx.get(f"{server.url}/threads/{thread}/state").json()
     assert state["values"]["vars"]["approved"] is True and state["values"]["state"] == "Sent"
+
+
+def test_with_mcp_the_same_server_offers_its_flows_as_mcp_tools(tmp_path):
+    mcp = pytest.importorskip("mcp")
+
+    with serving(str(tmp_path / "s.db"), "--mcp") as both:
+        async def call() -> tuple[list[str], object]:
+            async with mcp.Client(f"{both.url}/mcp") as client:
+                listing = await client.list_tools()
+                result = await client.call_tool("steps", {"task": "one two three"})
+                return [tool.name for tool in listing.tools], result
+
+        names, result = asyncio.run(call())
+        agent_protocol = httpx.post(f"{both.url}/threads/count", json={}).json()
+    assert names == ["steps", "approve", "shop", "slow"]
+    assert (result.structured_content["status"], result.structured_content["exit_state"]) == ("final", "End")
+    assert agent_protocol >= 1  # the MCP call's thread is one of the server's threads

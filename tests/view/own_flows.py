@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from statebound.bench.diagrams import store_diagrams
 from statebound.bench.evaluate import run_task
 from statebound.bench.models import ModelSpec
 from statebound.bench.plan import RunConfig
@@ -46,6 +47,7 @@ def tickets_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         config = RunConfig(benchmark=BENCHMARK, agents=AGENTS, models=(ModelSpec("scripted"),), task_ids=TASKS)
         with RunStore(run) as store:
             store.start(config, resume=False)
+            store_diagrams(store, loaded, AGENTS, loaded.benchmark.tasks()[0], 4)  # as statebound eval does
             for position, (task, agent) in enumerate((t, a) for t in TASKS for a in AGENTS):
                 llm = ScriptedLLM(scorer=words_in_context)
                 result = asyncio.run(run_task(loaded, agent, task, llm=llm, limits=EpisodeLimits(max_turns=4)))

@@ -2,7 +2,9 @@
 
 For each episode the harness makes the benchmark's environment, resets it on the task, builds the
 agent and runs it with a metered model (which enforces the token limit), grades the episode and
-closes the environment, all under the wall-clock limit. A crash becomes an
+closes the environment, all under the wall-clock limit. The agent gets the environment behind a
+recorder (:mod:`statebound.bench.steps`), so every episode keeps the actions sent with what the
+environment offered before each, whatever the agent. A crash becomes an
 :class:`~statebound.contract.result.EpisodeResult` carrying the error, so one broken episode is
 recorded instead of killing the run. Errors that every episode would meet alike stop the run
 instead (:data:`RUN_STOPPING`): a mistake in the run's configuration (a model without a feature
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from statebound.bench.steps import StepRecorder
 from statebound.contract.benchmark import AgentSpec, Benchmark, EpisodeLimits, Grade, Setup, Task
 from statebound.contract.result import EpisodeResult
 from statebound.contract.trace import Trace
@@ -154,6 +157,8 @@ async def _play(benchmark: Benchmark[Any], agents: Mapping[str, AgentSpec[Any]],
     trace: Trace | None = None
     grade: Grade | None = None
     exit_reason, error, meta = ExitReason.CRASHED, None, dict(episode.task.meta)
+    text: str | None = None
+    recorder: StepRecorder | None = None
     try:
         async with asyncio.timeout(limits.timeout_s):
             env = await asyncio.to_thread(lambda: benchmark.make_env(max_turns=max_turns, **spec.env))
@@ -161,7 +166,8 @@ async def _play(benchmark: Benchmark[Any], agents: Mapping[str, AgentSpec[Any]],
                 text = await asyncio.to_thread(env.reset, episode.task.id)
                 agent = spec.build(Setup(options=benchmark.options, task=episode.task, seed=episode.seed,
                                          max_turns=max_turns))
-                trace = await agent(text, llm=metered, env=env)
+                recorder = StepRecorder(env)
+                trace = await agent(text, llm=metered, env=recorder)
                 grade = await asyncio.to_thread(benchmark.grade, env, episode.task, trace)
             finally:
                 await asyncio.to_thread(env.close)
@@ -193,4 +199,5 @@ async def _play(benchmark: Benchmark[Any], agents: Mapping[str, AgentSpec[Any]],
         wall_seconds=time.perf_counter() - started, error=error, meta=meta,
         trajectory=trace.to_dicts() if trace else [],
         events=[dict(event) for event in trace.events] if trace else [],
+        task_text=text, env_steps=[step.to_dict() for step in recorder.steps] if recorder else [],
     )

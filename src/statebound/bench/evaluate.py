@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from statebound.bench.diagrams import store_diagrams
 from statebound.bench.episode import Episode, run_episode
 from statebound.bench.executors import make_executor
 from statebound.bench.models import ModelSpec
@@ -141,6 +142,8 @@ async def execute_run(
         try:
             await executor.prepare(config)
             with RunStore(out_dir) as store:
+                if config.task_ids:  # each flow agent's diagram, kept for readers that run no code
+                    store_diagrams(store, benchmark, config.agents, by_id[config.task_ids[0]], config.limits.max_turns)
                 return await run_episodes(
                     config,
                     [by_id[task_id] for task_id in config.task_ids],

@@ -11,6 +11,13 @@ to one benchmark)::
     [project.entry-points."statebound.agents"]
     arithmetic = "mypackage.bench:AGENTS"
 
+An agent may also be named ``KIND:ARGUMENT``, where ``KIND`` is an agent kind registered under
+``statebound.agent_kinds`` (the value a function ``(benchmark name, ARGUMENT) -> AgentSpec``):
+``induced:machine.json`` is the machine :mod:`statebound.induce` wrote to that file::
+
+    [project.entry-points."statebound.agent_kinds"]
+    induced = "statebound.induce.agent:induced"
+
 Nothing is imported until a benchmark is asked for by name. A benchmark or an agent may also be
 named ``path.py:name``: a :class:`~statebound.contract.benchmark.Benchmark` subclass or an
 :class:`~statebound.contract.benchmark.AgentSpec` defined in a Python file, no packaging
@@ -35,9 +42,12 @@ from statebound.user_files import call, file_of, is_file_ref, load_ref
 
 __all__ = [
     "AGENT_GROUP",
+    "AGENT_KIND_GROUP",
     "BENCHMARK_GROUP",
     "LoadedBenchmark",
     "benchmark_class",
+    "agent_kind_summary",
+    "agent_kinds",
     "benchmark_names",
     "did_you_mean",
     "load_agents",
@@ -46,6 +56,7 @@ __all__ = [
 
 BENCHMARK_GROUP = "statebound.benchmarks"
 AGENT_GROUP = "statebound.agents"
+AGENT_KIND_GROUP = "statebound.agent_kinds"
 
 
 @cache
@@ -59,6 +70,29 @@ def _load(point: EntryPoint) -> Any:
     except (ImportError, AttributeError) as exc:
         where = f" (package {point.dist.name})" if point.dist is not None else ""
         raise DefinitionError(f"cannot load {point.group} entry point {point.name}={point.value}{where}: {exc}") from exc
+
+
+def agent_kinds() -> list[str]:
+    """Every registered agent kind (``induced`` for ``-a induced:PATH``), sorted."""
+    return sorted({point.name for point in _entry_points(AGENT_KIND_GROUP)})
+
+
+def agent_kind_summary(kind: str) -> str:
+    """The first line of the docstring of the function that makes agent kind ``kind``."""
+    point = next(point for point in _entry_points(AGENT_KIND_GROUP) if point.name == kind)
+    return ((_load(point).__doc__ or "").strip().splitlines() or [""])[0]
+
+
+def _kind_agent(benchmark: str, name: str) -> AgentSpec[Any] | None:
+    """The agent ``KIND:ARGUMENT`` names when ``KIND`` is a registered agent kind, else None."""
+    kind, colon, argument = name.partition(":")
+    points = [point for point in _entry_points(AGENT_KIND_GROUP) if point.name == kind] if colon else []
+    if not points:
+        return None
+    spec = _load(points[0])(benchmark, argument)
+    if not isinstance(spec, AgentSpec):
+        raise DefinitionError(f"agent kind {kind} ({points[0].value}) made a {type(spec).__name__}, not an AgentSpec")
+    return spec
 
 
 def benchmark_names() -> list[str]:
@@ -158,17 +192,20 @@ class LoadedBenchmark:
         return self._listed[0]
 
     def agent(self, name: str) -> AgentSpec[Any]:
-        """The agent ``name`` (registered, or an ``AgentSpec`` at ``path.py:name``), or an error
-        listing the benchmark's agents."""
+        """The agent ``name`` (registered, an ``AgentSpec`` at ``path.py:name``, or one of a
+        registered kind, ``KIND:ARGUMENT``), or an error listing the benchmark's agents."""
         if is_file_ref(name) and name not in self.agents:
             found = load_ref(name, "an AgentSpec", fits=lambda value: isinstance(value, AgentSpec))
             if not isinstance(found, AgentSpec):
                 raise DefinitionError(f"{name} is a {type(found).__name__}, not an AgentSpec")
             return found
+        if name not in self.agents and (kind := _kind_agent(self.name, name)) is not None:
+            return kind
         if name not in self.agents:
+            kinds = "".join(f", {kind}:..." for kind in agent_kinds())
             raise DefinitionError(
                 f"{self.name} has no agent {name!r}.{did_you_mean(name, self.agents)} "
-                f"Its agents: {', '.join(self.agents)}"
+                f"Its agents: {', '.join(self.agents)}{kinds}"
             )
         return self.agents[name]
 

@@ -1,7 +1,8 @@
 """The run store: one SQLite file per run directory (``run.sqlite``).
 
 It holds the run's configuration and, per finished episode, its result row, trajectory and events,
-keyed by (benchmark, task, agent, model, seed). Episodes are written in transactions (WAL mode; the
+and the environment's side (the task text and the steps with what was offered, in ``environment``:
+a column added to stores made before it, which read as having none), keyed by (benchmark, task, agent, model, seed). Episodes are written in transactions (WAL mode; the
 runner puts the episodes that finish together in one), so a process killed at any moment leaves
 every episode either fully stored or absent, which is what makes ``--resume`` exact. A writer
 that closes the store folds the log back into the file, so a finished run is one file, and a
@@ -63,9 +64,12 @@ CREATE TABLE IF NOT EXISTS episodes (
     trajectory TEXT NOT NULL,
     events TEXT NOT NULL,
     finished_at REAL NOT NULL,
+    environment TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (benchmark, task, agent, model, seed)
 );
 """
+_COLUMNS = "benchmark, task, agent, model, seed, position, error, row, trajectory, events, finished_at, environment"
+_NO_ENVIRONMENT = "'{}'"  # what a store made before the column reads as
 
 
 class RunNotFound(DefinitionError):
@@ -156,6 +160,7 @@ class RunStore:
                 except RunNotFound:
                     self.close()
                     raise
+                self._environment = "environment" if _has_environment(self._db) else _NO_ENVIRONMENT
                 return
             self.run_dir.mkdir(parents=True, exist_ok=True)
             if not self.path.exists():
@@ -164,6 +169,9 @@ class RunStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
+            if not _has_environment(self._db):  # a store made before the column
+                self._db.execute(f"ALTER TABLE episodes ADD COLUMN environment TEXT NOT NULL DEFAULT {_NO_ENVIRONMENT}")
+            self._environment = "environment"
         except sqlite3.DatabaseError as error:
             raise RunNotFound(f"{self.path} is not a run store ({error})") from None
         except OSError as error:
@@ -188,6 +196,14 @@ class RunStore:
         self.close()
 
     # --- configuration -------------------------------------------------------------------
+    def diagrams(self) -> dict[str, str]:
+        """Each flow agent's diagram (DOT), as drawn when the run was made."""
+        rows = self._db.execute("SELECT key, value FROM run WHERE key LIKE 'diagram:%'").fetchall()
+        return {key.removeprefix("diagram:"): value for key, value in rows}
+
+    def save_diagram(self, agent: str, dot: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO run VALUES (?, ?)", (f"diagram:{agent}", dot))
+
     def config(self) -> RunConfig | None:
         row = self._db.execute("SELECT value FROM run WHERE key = 'config'").fetchone()
         return RunConfig.from_json(json.loads(row[0])) if row else None
@@ -252,11 +268,12 @@ class RunStore:
         now = time.time()
         rows = [
             (benchmark, result.task, result.agent, result.model, result.seed, position, escape_surrogates(result.error),
-             dumps(result.row()), dumps_log(result.trajectory), dumps_log(result.events), now)
+             dumps(result.row()), dumps_log(result.trajectory), dumps_log(result.events), now,
+             dumps_log({"task_text": result.task_text, "steps": result.env_steps}))
             for result, position in finished
         ]
         with self._transaction():
-            self._db.executemany("INSERT OR REPLACE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self._db.executemany(f"INSERT OR REPLACE INTO episodes ({_COLUMNS}) VALUES ({', '.join('?' * 12)})", rows)
 
     def finished(self, *, include_errors: bool = True) -> set[EpisodeKey]:
         """Keys of stored episodes (optionally leaving out crashed ones, to run them again)."""
@@ -267,7 +284,7 @@ class RunStore:
 
     def results(self, *, with_trajectories: bool = False) -> list[EpisodeResult]:
         """Every stored episode in run order."""
-        columns = "row, trajectory, events" if with_trajectories else "row, '[]', '[]'"
+        columns = f"row, trajectory, events, {self._environment}" if with_trajectories else "row, '[]', '[]', '{}'"
         rows = self._db.execute(f"SELECT {columns} FROM episodes ORDER BY position")
         return [self._result(*row) for row in rows]
 
@@ -275,7 +292,7 @@ class RunStore:
         self, *, task: str, agent: str | None = None, model: str | None = None, seed: int | None = None
     ) -> list[EpisodeResult]:
         """Stored episodes of ``task`` with their trajectories, optionally narrowed down."""
-        query = "SELECT row, trajectory, events FROM episodes WHERE task = ?"
+        query = f"SELECT row, trajectory, events, {self._environment} FROM episodes WHERE task = ?"
         params: list[Any] = [task]
         for column, value in (("agent", agent), ("model", model), ("seed", seed)):
             if value is not None:
@@ -316,12 +333,14 @@ class RunStore:
 
     def iter_trajectories(self) -> Iterator[EpisodeResult]:
         """Episodes one at a time, with trajectories (for exports of large runs)."""
-        for row in self._db.execute("SELECT row, trajectory, events FROM episodes ORDER BY position"):
+        for row in self._db.execute(f"SELECT row, trajectory, events, {self._environment} FROM episodes ORDER BY position"):
             yield self._result(*row)
 
     @staticmethod
-    def _result(row: str, trajectory: str, events: str) -> EpisodeResult:
-        return EpisodeResult(**json.loads(row), trajectory=json.loads(trajectory), events=json.loads(events))
+    def _result(row: str, trajectory: str, events: str, environment: str) -> EpisodeResult:
+        side = json.loads(environment)
+        return EpisodeResult(**json.loads(row), trajectory=json.loads(trajectory), events=json.loads(events),
+                             task_text=side.get("task_text"), env_steps=side.get("steps", []))
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
@@ -341,6 +360,11 @@ def _create(path: Path) -> None:
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def _has_environment(db: sqlite3.Connection) -> bool:
+    """Whether the store's episodes keep the environment's side (stores made since it do)."""
+    return any(column[1] == "environment" for column in db.execute("PRAGMA table_info(episodes)"))
 
 
 def _check_schema(db: sqlite3.Connection, path: Path) -> None:

@@ -7,7 +7,8 @@ and speak the prompts' ``put X in/on Y``), ``format`` (``free``, or ``grammar``:
 to its agent's shape, llama.cpp models). Each result has ``turns`` = game steps, ``meta.task_type``,
 ``meta.steps`` and the counts ``put_corrections``, ``legacy_puts``, ``failed_actions``; StateAct
 variants that track state add ``state_accuracy``, ``state_location_accuracy``,
-``state_inventory_accuracy`` and ``state_steps``. The agents are in :mod:`statebound.agents.alfworld`.
+``state_inventory_accuracy`` and ``state_steps``. Every episode's environment lists its admissible
+commands, so its stored steps keep what was offered beside each action. The agents are in :mod:`statebound.agents.alfworld`.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ class Alfworld(Benchmark[AlfworldOptions]):
     def tasks(self) -> Sequence[Task]:
         return [Task(id=g.id, question=g.name, meta={"task_type": g.task_type}) for g in list_games()]
 
-    def make_env(self, *, max_turns: int | None, admissible: bool = False, **settings: Any) -> AlfworldEnv:
+    def make_env(self, *, max_turns: int | None, admissible: bool = True, **settings: Any) -> AlfworldEnv:
+        """The game's environment; it lists its admissible commands whatever the agent, so the
+        harness stores what was offered beside each action (any run can then teach a machine)."""
         return AlfworldEnv(max_steps=max_turns or self.default_max_turns or 50, correct_put=self.options.correct_put,
                            legacy_put=self.options.legacy_put, admissible=admissible, **settings)
 

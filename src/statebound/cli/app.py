@@ -60,3 +60,4 @@ from statebound.cli import mcp as _mcp  # noqa: E402,F401  (MCP: serve flows, li
 from statebound.cli import spec as _spec  # noqa: E402,F401  (behaviour specs: check, draw, show)
 from statebound.cli import clean as _clean  # noqa: E402,F401  (leftovers of killed runs)
 from statebound.cli import pack as _pack  # noqa: E402,F401  (compressed run stores)
+from statebound.cli import induce as _induce  # noqa: E402,F401  (machines learnt from solved runs)

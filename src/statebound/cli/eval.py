@@ -195,8 +195,14 @@ def _agents_hint(benchmark: str) -> str:
 
 
 def _list_agents(benchmark: str) -> None:
-    """Print a benchmark's agents and options (``statebound eval BENCH --list-agents``)."""
-    from statebound.bench.registry import benchmark_class, load_agents
+    """Print a benchmark's agents (and the agent kinds any benchmark takes) and options
+    (``statebound eval BENCH --list-agents``)."""
+    from statebound.bench.registry import (
+        agent_kind_summary,
+        agent_kinds,
+        benchmark_class,
+        load_agents,
+    )
     from statebound.cli.errors import fail
     from statebound.errors import StateboundError
 
@@ -208,6 +214,8 @@ def _list_agents(benchmark: str) -> None:
     width = max(map(len, agents), default=0)
     for name, spec in agents.items():
         typer.echo(f"  {name.ljust(width)}  {spec.summary}")
+    for kind in agent_kinds():
+        typer.echo(f"  {kind}:PATH  {agent_kind_summary(kind)}")
     typer.echo("\noptions (-O key=value):")
     for name, field in cls.Options.model_fields.items():
         allowed = _allowed_values(field.annotation)

@@ -71,9 +71,9 @@ def serve_command(
                 return
             import uvicorn
 
-            from statebound.cli.view import _bind
+            from statebound.cli.listen import bind
 
-            sock = _bind("127.0.0.1", port)
+            sock = bind("127.0.0.1", port)
             print(f"statebound mcp: http://127.0.0.1:{sock.getsockname()[1]}/mcp serves "
                   f"{', '.join(f.name for f in flows)}; runs in {store.where} (Ctrl+C stops)", file=sys.stderr, flush=True)
             server = uvicorn.Server(uvicorn.Config(http_app(flows, store, llm=llm), log_level="warning"))

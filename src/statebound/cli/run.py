@@ -48,7 +48,9 @@ if TYPE_CHECKING:
 flow_app = typer.Typer(help="Inspect flows: draw their diagrams, check them.", no_args_is_help=True)
 app.add_typer(flow_app, name="flow")
 
-FLOW_HELP = "A bundled example (arithmetic, research) or a Python file and variable: path.py:flow"
+FLOW_HELP = ("A bundled example (arithmetic, research), a Python file and variable: path.py:flow, or an induced "
+             "machine: induced:machine.json")
+INDUCED = "induced:"
 MCP_CONFIG_HELP = ("An MCP config file ({\"mcpServers\": {...}}, the shape MCP clients share): the servers "
                    "mcp(\"name\") finds.")
 
@@ -63,12 +65,19 @@ def mcp_servers(config: Path | None) -> AbstractContextManager[object]:
 
 
 def load_flow(ref: str) -> Flow:
-    """The flow ``ref`` names (bundled example or ``path.py:variable``); DefinitionError otherwise."""
+    """The flow ``ref`` names (bundled example, ``path.py:variable`` or ``induced:PATH``, a
+    machine :mod:`statebound.induce` wrote); DefinitionError otherwise."""
     from statebound.examples import EXAMPLES, load_example
     from statebound.flow import Flow
 
     if ref in EXAMPLES:
         flow = load_example(ref)
+        flow.origin = ref
+        return flow
+    if ref.startswith(INDUCED):
+        from statebound.induce import load_machine
+
+        flow = load_machine(ref[len(INDUCED):]).flow()
         flow.origin = ref
         return flow
     if ref.endswith(".py") and Path(ref).is_file():  # the file without the flow's name
@@ -77,8 +86,8 @@ def load_flow(ref: str) -> Flow:
         raise DefinitionError(f"{ref} is a file: name the flow in it, {named}" if flows else
                               f"{ref} defines no Flow (nor a function of no arguments building one) to run")
     if not is_file_ref(ref):
-        raise DefinitionError(f"{ref!r} is neither a bundled example ({', '.join(sorted(EXAMPLES))}) nor "
-                              f"path.py:variable.{did_you_mean(ref, EXAMPLES)}")
+        raise DefinitionError(f"{ref!r} is neither a bundled example ({', '.join(sorted(EXAMPLES))}), "
+                              f"path.py:variable nor induced:PATH.{did_you_mean(ref, EXAMPLES)}")
     value = load_ref(ref, "a Flow", fits=_makes_flow)
     if not isinstance(value, Flow) and callable(value):
         try:

@@ -12,33 +12,15 @@ import typer
 
 from statebound.cli.app import app
 from statebound.cli.errors import fail, one_line_errors
+from statebound.cli.listen import LOCAL, bind
 
 __all__ = ["serve_command"]
 
-_LOCAL = {"127.0.0.1", "localhost", "::1"}
 TOKEN_VARIABLE = "STATEBOUND_SERVE_TOKEN"
 
 
-def _bind(host: str, port: int, *, shared: bool = False, listen: bool = True) -> socket.socket:
-    """A listening socket (``shared``: with SO_REUSEPORT, so each worker listens on its own and
-    the system spreads connections between them; ``listen=False``: the port held, not served)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if shared:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as error:
-        sock.close()
-        fail(f"cannot serve on {host}:{port}: {error.strerror or error}; choose another --port or --host")
-    if listen:
-        sock.listen(2048)
-    return sock
-
-
 def _serve_one(sock: socket.socket, flows: dict[str, Any], store: str, llm: Any, bound: str,
-               hosts: tuple[str, ...], token: str | None, lease: float, limits: dict[str, int]) -> None:
+               hosts: tuple[str, ...], token: str | None, lease: float, limits: dict[str, Any]) -> None:
     import uvicorn
 
     from statebound.serve.app import build_app
@@ -64,6 +46,7 @@ def serve_command(
     lease: float = typer.Option(10.0, "--lease", min=1.0, max=86400.0, help="Seconds a worker's claim on a run lasts unrenewed: a killed worker's runs go to another after it."),
     max_streams: int = typer.Option(256, "--max-streams", min=1, max=100_000, help="Event streams a worker keeps open at once; one more is refused (503) before anything is stored."),
     max_body: int = typer.Option(1 << 20, "--max-body", min=1024, max=1 << 30, help="Bytes a request body may have (413 beyond)."),
+    mcp: bool = typer.Option(False, "--mcp", help="Also serve the flows as MCP tools at /mcp (streamable HTTP; docs/mcp.md)."),
 ) -> None:
     """Serve flows over HTTP as the Agent Protocol that LangGraph's SDK speaks: threads, runs in the background, runs.wait, runs.stream (SSE), interrupts answered with Command(resume=...), thread state, history, copy and state updates. Every accepted run is stored before it is answered and finishes after a crash. docs/serve.md lists the endpoints.
 
@@ -74,7 +57,7 @@ def serve_command(
 
     token = auth_token or os.environ.get(TOKEN_VARIABLE) or None
     with one_line_errors():
-        if host not in _LOCAL and token is None:
+        if host not in LOCAL and token is None:
             fail(f"serving on {host} exposes the flows to the network: give --auth-token (or ${TOKEN_VARIABLE})")
         postgres = store.startswith(("postgresql://", "postgres://"))
         if workers > 1 and not postgres:
@@ -90,9 +73,9 @@ def serve_command(
         import uvicorn  # noqa: F401
     except ImportError as error:
         fail(f"statebound serve needs {error.name or 'its web stack'}: pip install 'statebound[view]'")
-    sock = _bind(host, port, shared=workers > 1, listen=workers == 1)
+    sock = bind(host, port, shared=workers > 1, listen=workers == 1)
     hosts = tuple(allow_host)
-    limits = {"max_streams": max_streams, "max_body": max_body}
+    limits = {"max_streams": max_streams, "max_body": max_body, "mcp": mcp}
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"statebound serve: http://{shown}:{sock.getsockname()[1]} ({', '.join(flows)}; store {store}; "
                f"{workers} worker{'s' if workers > 1 else ''}; Ctrl+C stops)")
@@ -104,7 +87,7 @@ def serve_command(
         pid = os.fork()
         if pid == 0:  # a worker: its own socket, event loop, database connections and runs
             try:
-                own = _bind(host, sock.getsockname()[1], shared=True)
+                own = bind(host, sock.getsockname()[1], shared=True)
                 sock.close()
                 _serve_one(own, flows, store, llm, host, hosts, token, lease, limits)
             finally:

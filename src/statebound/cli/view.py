@@ -3,30 +3,14 @@
 
 from __future__ import annotations
 
-import socket
-
 import typer
 
 from statebound.cli.app import app
 from statebound.cli.errors import fail, one_line_errors
+from statebound.cli.listen import LOCAL, bind
 
 __all__ = ["view_command"]
 
-_LOCAL = {"127.0.0.1", "localhost", "::1"}
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port`` (port 0: a free one), or the one-line error."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as error:
-        sock.close()
-        fail(f"cannot serve on {host}:{port}: {error.strerror or error}; choose another --port or --host")
-    sock.listen(128)
-    return sock
 
 
 @app.command("view")
@@ -51,11 +35,11 @@ def view_command(
     except ImportError as error:
         fail(f"statebound view needs {error.name or 'its web stack'}: pip install 'statebound[view]'")
 
-    sock = _bind(host, port)
+    sock = bind(host, port)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"statebound view: http://{shown}:{sock.getsockname()[1]}/ "
                f"({len(sources.runs)} runs, {len(sources.stores)} stores; Ctrl+C stops)")
-    if host not in _LOCAL:
+    if host not in LOCAL:
         typer.secho(f"warning: serving on {host}, not localhost: anyone who can reach this machine can read these "
                     "runs (no login); it answers to the names 127.0.0.1, localhost, ::1, the address and those "
                     "given with --allow-host", fg=typer.colors.YELLOW, err=True)

@@ -22,7 +22,10 @@ class EpisodeResult:
     benchmark's docs say what counts); usage and cost are what the harness metered (``cost_usd`` is
     ``None`` when a model called has no price in :mod:`statebound.llm.pricing`); ``error`` is set
     when the episode crashed; ``meta`` holds breakdown keys and the benchmark's and agent's own
-    figures; ``trajectory`` is the agent's trace in stored form (JSON objects)."""
+    figures; ``trajectory`` is the agent's trace in stored form (JSON objects); ``task_text`` is
+    what the environment's reset showed the agent and ``env_steps`` the actions it was sent, each with
+    what was offered before it (:class:`~statebound.contract.trace.Step` in stored form; empty for
+    runs stored before the harness kept them)."""
 
     task: str
     agent: str
@@ -43,6 +46,8 @@ class EpisodeResult:
     meta: dict[str, Any] = field(default_factory=dict)
     trajectory: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
+    task_text: str | None = None
+    env_steps: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not isinstance(self.exit_reason, ExitReason):  # a stored row: read older words too
@@ -56,4 +61,5 @@ class EpisodeResult:
         return data
 
 
-_SCALAR_FIELDS = tuple(f.name for f in fields(EpisodeResult) if f.name not in ("meta", "trajectory", "events"))
+_SCALAR_FIELDS = tuple(f.name for f in fields(EpisodeResult)
+                       if f.name not in ("meta", "trajectory", "events", "task_text", "env_steps"))

@@ -6,18 +6,22 @@ action sent or a choice's candidates), how the episode ended (one :class:`ExitRe
 benchmark) and the agent's answer when it gives one. The harness stores it with the episode;
 :mod:`statebound.contract.converters` makes traces from flow runs, monitor runs and chain-of-states
 loops.
+
+Beside the trace, whatever the agent, the harness keeps the environment's side of the episode: each
+action sent with the candidates the environment offered just before it (:class:`Step`; ALFWorld's
+admissible commands), so that any stored run can teach a machine (:mod:`statebound.induce`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from statebound.exits import ExitReason
 from statebound.llm.base import Usage
 
-__all__ = ["ExitReason", "Trace", "TraceEntry", "TraceRole"]
+__all__ = ["ExitReason", "Step", "Trace", "TraceEntry", "TraceRole"]
 
 TraceRole = Literal["system", "user", "assistant", "tool"]
 
@@ -74,3 +78,28 @@ class Trace:
     def to_dicts(self) -> list[dict[str, Any]]:
         """The entries in their stored form."""
         return [entry.to_dict() for entry in self.entries]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
+    """One action an agent sent to its environment, as the harness saw it pass: ``offered`` are the
+    candidates the environment listed just before (its admissible actions; ``None`` when it lists
+    none), then the action as sent and what came back."""
+
+    action: str
+    observation: str
+    ok: bool
+    offered: tuple[str, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form (``offered`` left out when the environment listed none)."""
+        item: dict[str, Any] = {"action": self.action, "observation": self.observation, "ok": self.ok}
+        if self.offered is not None:
+            item["offered"] = list(self.offered)
+        return item
+
+    @classmethod
+    def from_dict(cls, item: Mapping[str, Any]) -> Step:
+        offered: Sequence[str] | None = item.get("offered")
+        return cls(action=str(item["action"]), observation=str(item.get("observation", "")), ok=bool(item.get("ok", True)),
+                   offered=None if offered is None else tuple(str(o) for o in offered))

@@ -6,7 +6,7 @@ serves one episode at a time: ``reset`` starts an episode, ``step`` acts, ``scor
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -46,4 +46,16 @@ class Environment(Protocol):
 
     def close(self) -> None:
         """Release everything the environment holds (connections, sandboxes, processes)."""
+        ...
+
+
+@runtime_checkable
+class OffersActions(Protocol):
+    """An environment that can list the actions it would accept now (ALFWorld's admissible
+    commands). The harness notes them beside every action an agent sends
+    (:class:`statebound.contract.trace.Step`), whatever the agent."""
+
+    def offered_actions(self) -> Sequence[str] | None:
+        """The actions it would accept now, in the form an agent writes them; ``None`` when it
+        cannot list them (not asked to, say)."""
         ...

@@ -139,7 +139,7 @@ def open_scripted(name: str, options: dict[str, Any]) -> LLM:
     return ScriptedLLM(replies=replies)
 
 
-@takes(frozenset({"grammar"}))
+@takes(frozenset({"grammar", "tools"}))
 def open_function(name: str, options: dict[str, Any]) -> LLM:
     """``function:package.module:responder``: replies computed by an importable responder (the test
     double the harness uses, or a model-free baseline); ``grammar=true`` says it reads grammars,

@@ -1,4 +1,5 @@
-"""Plain-file exports of a run store: ``results.jsonl`` and one JSON file per trajectory."""
+"""Plain-file exports of a run store: ``results.jsonl`` and one JSON file per trajectory (with the
+environment's side: the task text and the steps, each with what was offered before it)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def export_run(store: RunStore) -> Path:
         lines.append(dumps(result.row()))
         path = trajectory_path(run_dir, agent=result.agent, model=result.model, seed=result.seed, task=result.task)
         path.parent.mkdir(parents=True, exist_ok=True)
-        document = {"episode": result.row(), "trajectory": result.trajectory, "events": result.events}
+        document = {"episode": result.row(), "trajectory": result.trajectory, "events": result.events,
+                    "task_text": result.task_text, "steps": result.env_steps}
         path.write_text(dumps(document, indent=1), encoding="utf-8")
     results_path = run_dir / "results.jsonl"
     results_path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

@@ -518,11 +518,17 @@ def _handled(endpoint: Callable[[Request], Any]) -> Callable[[Request], Any]:
 
 
 def build_app(executor: Executor, *, bound: str = "127.0.0.1", hosts: tuple[str, ...] = (), token: str | None = None,
-              max_body: int = 1 << 20, max_streams: int = 256) -> HostGuard:
+              max_body: int = 1 << 20, max_streams: int = 256, mcp: bool = False) -> HostGuard:
     """The server's ASGI application (start and stop ``executor`` with it): it answers to the
     local names, ``bound`` (its address) and ``hosts``; with a ``token``, only to requests that
-    carry it; bodies up to ``max_body`` bytes; at most ``max_streams`` event streams open at once."""
+    carry it; bodies up to ``max_body`` bytes; at most ``max_streams`` event streams open at once;
+    with ``mcp``, the flows as MCP tools at ``/mcp`` too (streamable HTTP, docs/mcp.md)."""
     api = Api(executor, max_streams=max_streams)
+    mcp_app = None
+    if mcp:
+        from statebound.mcp.flow_server import http_app
+
+        mcp_app = http_app(list(executor.flows.values()), executor.store, llm=executor.llm, path="/mcp")
     routes = [
         ("/ok", api.ok, ["GET"]), ("/info", api.info, ["GET"]),
         ("/assistants/search", api.assistants_search, ["POST"]), ("/assistants/count", api.assistants_count, ["POST"]),
@@ -561,12 +567,18 @@ def build_app(executor: Executor, *, bound: str = "127.0.0.1", hosts: tuple[str,
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await executor.start()
         try:
-            yield
+            if mcp_app is None:
+                yield
+            else:
+                async with mcp_app.router.lifespan_context(mcp_app):  # the MCP SDK's session manager
+                    yield
         finally:
             await executor.close()
 
-    app = Starlette(routes=[Route(path, _handled(handler), methods=methods) for path, handler, methods in routes],
-                    lifespan=lifespan)
+    served = [Route(path, _handled(handler), methods=methods) for path, handler, methods in routes]
+    if mcp_app is not None:
+        served.append(Route("/mcp", mcp_app, methods=["GET", "POST", "DELETE"]))
+    app = Starlette(routes=served, lifespan=lifespan)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         return _json({"detail": f"{request.method} {request.url.path} is not an endpoint of statebound serve "

@@ -26,12 +26,12 @@ __all__ = ["RunRow", "ServerDB", "open_server_db"]
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS statebound_server_threads (
-    thread TEXT PRIMARY KEY, metadata TEXT NOT NULL, created REAL NOT NULL, updated REAL NOT NULL
+    thread TEXT PRIMARY KEY, metadata TEXT NOT NULL, created DOUBLE PRECISION NOT NULL, updated DOUBLE PRECISION NOT NULL
 );
 CREATE TABLE IF NOT EXISTS statebound_runs (
     run_id TEXT PRIMARY KEY, thread TEXT NOT NULL, assistant TEXT NOT NULL, status TEXT NOT NULL,
-    created REAL NOT NULL, updated REAL NOT NULL, metadata TEXT NOT NULL, request TEXT NOT NULL,
-    multitask TEXT NOT NULL, worker TEXT, lease_until REAL NOT NULL, start_seq INTEGER NOT NULL,
+    created DOUBLE PRECISION NOT NULL, updated DOUBLE PRECISION NOT NULL, metadata TEXT NOT NULL, request TEXT NOT NULL,
+    multitask TEXT NOT NULL, worker TEXT, lease_until DOUBLE PRECISION NOT NULL, start_seq INTEGER NOT NULL,
     cancel TEXT, error TEXT
 );
 CREATE INDEX IF NOT EXISTS statebound_runs_by_thread ON statebound_runs (thread, created);
@@ -90,12 +90,22 @@ class ServerDB:
                 self._db.execute("SELECT pg_advisory_xact_lock(hashtext('statebound schema'))")
                 for statement in filter(str.strip, _TABLES.split(";")):
                     self._db.execute(statement)
+                self._widen_times()
         else:
             self._errors = (sqlite3.Error,)
             self._db = sqlite3.connect(Path(where), isolation_level=None, check_same_thread=False, timeout=30)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_TABLES)
+
+    def _widen_times(self) -> None:
+        """Tables made before the times were DOUBLE PRECISION held them as PostgreSQL's REAL, four
+        bytes: a time to within 128 seconds, so a 10 s lease could run out at once or last minutes."""
+        narrow = self._db.execute(
+            "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND table_name IN ('statebound_runs', 'statebound_server_threads') AND data_type = 'real'").fetchall()
+        for table, column in narrow:
+            self._db.execute(f"ALTER TABLE {table} ALTER COLUMN {column} TYPE DOUBLE PRECISION")
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.postgres else sql

@@ -99,7 +99,8 @@ class _Pages:
 
     def _episode(self, path: Path, task: str, agent: str, model: str | None, seed: int | None) -> Any:
         result = run_data.episode(path, task=task, agent=agent, model=model or None, seed=seed)
-        return None if result is None else episode_page(result, run_data.read_config(path))
+        return None if result is None else episode_page(result, run_data.read_config(path),
+                                                        diagrams=run_data.read_diagrams(path))
 
     def episode(self, request: Request) -> HTMLResponse:
         if (found := self._run(request)) is None:

@@ -103,8 +103,10 @@ def _reference(benchmark: str, options: str, task: str) -> Reference | str | Non
     return reference_for(benchmark, json.loads(options), task)
 
 
-def episode_page(result: EpisodeResult, config: RunConfig | None, *, diagram: bool = True) -> EpisodePage:
-    """The page of ``result`` from run ``config`` (the gold and the diagram need it)."""
+def episode_page(result: EpisodeResult, config: RunConfig | None, *, diagram: bool = True,
+                 diagrams: Mapping[str, str] | None = None) -> EpisodePage:
+    """The page of ``result`` from run ``config`` (the gold and the diagram need it; ``diagrams``:
+    the flow diagrams the run stored, by agent)."""
     reference = None
     svg = None
     way = visits(result)
@@ -113,7 +115,7 @@ def episode_page(result: EpisodeResult, config: RunConfig | None, *, diagram: bo
         reference = _reference(config.benchmark, options, result.task)
         if diagram:
             svg = diagram_svg(config.benchmark, config.benchmark_options, result.agent, result.task,
-                              config.limits.max_turns, way.states)
+                              config.limits.max_turns, way.states, stored=(diagrams or {}).get(result.agent))
     calls = _meta_calls(result)
     stored_vars = result.meta.get(VARS_KEY)
     return EpisodePage(result, outcome(result), task_text(result), _visits(steps(result), calls),

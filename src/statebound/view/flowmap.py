@@ -13,7 +13,6 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from statebound.contract.result import EpisodeResult
@@ -54,14 +53,14 @@ def _dot_name(name: str) -> str:
 
 
 def diagram_svg(benchmark: str, options: Mapping[str, Any], agent: str, task: str, max_turns: int | None,
-                counts: Mapping[str, int]) -> str | None:
-    """The agent's flow as SVG with the visited states filled and labelled ``xN``; ``None`` when
-    the agent is not a flow built from the configuration, or ``dot`` is missing or fails."""
-    local_benchmark, local_agent = local_ref(benchmark), local_ref(agent)
-    if local_benchmark is None or local_agent is None:
-        return None
-    dot = _flow_dot(local_benchmark, json.dumps(dict(options), sort_keys=True, default=str), local_agent, task,
-                    max_turns)
+                counts: Mapping[str, int], *, stored: str | None = None) -> str | None:
+    """The agent's flow as SVG with the visited states filled and labelled ``xN``: ``stored``, the
+    DOT the run kept when it was made, else drawn from the installed code of a registered
+    benchmark and agent (a user's file is never run to draw it); ``None`` when the agent is not a
+    flow, or ``dot`` is missing or fails."""
+    dot = stored
+    if dot is None and local_ref(benchmark) is not None and local_ref(agent) is not None:
+        dot = _flow_dot(benchmark, json.dumps(dict(options), sort_keys=True, default=str), agent, task, max_turns)
     if dot is None:
         return None
     edges = [_EDGE_LABEL.sub(";", line) for line in dot.rstrip().removesuffix("}").splitlines()]  # the table has them
@@ -110,42 +109,26 @@ def _svg(lines: list[str]) -> str | None:
     return svg[svg.find("<svg"):] if "<svg" in svg else None
 
 
-def local_ref(ref: str, root: Path | None = None) -> str | None:
-    """``ref`` as the viewer may load it: a registered name as it is; ``path.py:name`` with its
-    path made absolute when the file lies under ``root`` (the working directory: where ``statebound
-    eval`` ran, so a run's relative paths resolve); ``None`` for a file elsewhere, whose code a
-    store naming it should not get to run."""
+def local_ref(ref: str) -> str | None:
+    """``ref`` when the viewer may run its code to draw or preview it (a registered benchmark or
+    agent, installed here), ``None`` for a user's file (``path.py:name``): reading a run never runs
+    a file it names (the run stored what the viewer needs of it)."""
     from statebound.user_files import is_file_ref
 
-    if not is_file_ref(ref):
-        return ref
-    path, _, name = ref.rpartition(":")
-    base = (root or Path.cwd()).resolve()
-    found = (base / path).resolve()
-    return f"{found}:{name}" if found.is_file() and found.is_relative_to(base) else None
+    return None if is_file_ref(ref) else ref
 
 
 @lru_cache(maxsize=32)
 def _flow_dot(benchmark: str, options: str, agent: str, task: str, max_turns: int | None) -> str | None:
-    """The agent's flow as DOT, built as the harness builds it for ``task`` (cached per agent;
-    ``benchmark`` and ``agent`` registered names, or files as :func:`local_ref` gives them)."""
+    """The registered agent's flow as DOT, built as the harness builds it for ``task`` (cached)."""
+    from statebound.bench.diagrams import flow_dot
     from statebound.bench.registry import benchmark_names, load_benchmark
-    from statebound.contract.benchmark import Setup
-    from statebound.flow.draw import to_dot
-    from statebound.flow.machine import Machine
-    from statebound.user_files import is_file_ref
 
-    if not is_file_ref(benchmark) and benchmark not in benchmark_names():
+    if benchmark not in benchmark_names():
         return None
     try:
         loaded = load_benchmark(benchmark, json.loads(options))
         found = next((t for t in loaded.benchmark.tasks() if t.id == task), None)
-        if found is None:
-            return None
-        turns = max_turns if max_turns is not None else loaded.benchmark.default_max_turns
-        built = loaded.agent(agent).build(Setup(options=loaded.benchmark.options, task=found, seed=0,
-                                                max_turns=turns))
     except Exception:  # noqa: BLE001 - no diagram then: the visits are listed anyway
         return None
-    flow = getattr(built, "flow", None)
-    return to_dot(flow) if isinstance(flow, Machine) else None
+    return None if found is None else flow_dot(loaded, agent, found, max_turns)

@@ -19,7 +19,7 @@ from statebound.report.grid import Section
 from statebound.report.task_grid import OUTCOMES, SORTS, Grid, grid, outcome
 from statebound.view.flowmap import local_ref
 
-__all__ = ["OUTCOMES", "PREVIEW_CHARS", "SORTS", "Grid", "RunFacts", "episode", "grid", "outcome", "read_config",
+__all__ = ["OUTCOMES", "PREVIEW_CHARS", "SORTS", "Grid", "RunFacts", "episode", "grid", "outcome", "read_config", "read_diagrams",
            "read_run", "result_sections", "search", "task_previews", "task_text"]  # the grid's names come from statebound.report.task_grid
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +98,12 @@ def _questions(benchmark: str, options: str) -> tuple[tuple[str, str], ...]:
 def read_config(path: Path) -> RunConfig | None:
     with RunStore(path, read_only=True) as store:
         return store.config()
+
+
+def read_diagrams(path: Path) -> dict[str, str]:
+    """The flow diagrams (DOT) the run stored, by agent."""
+    with RunStore(path, read_only=True) as store:
+        return store.diagrams()
 
 
 def episode(path: Path, *, task: str, agent: str, model: str | None, seed: int | None) -> EpisodeResult | None:

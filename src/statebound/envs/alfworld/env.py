@@ -121,6 +121,11 @@ class AlfworldEnv:
         commands = [c for c in self._state["admissible_commands"] or [] if c != "help"]
         return [legacy_command(c) for c in commands] if self.legacy_put else commands
 
+    def offered_actions(self) -> list[str] | None:
+        """What the harness notes beside each action (:class:`~statebound.envs.base.OffersActions`):
+        the admissible commands, or ``None`` without ``admissible``."""
+        return self.admissible_commands() if self.admissible and self.game is not None else None
+
     def step(self, action: str) -> StepResult:
         self._require_game()
         if self.won or self.steps >= self.max_steps:

@@ -143,17 +143,21 @@ class Harness:
         with SQLiteCheckpointer(self.work / f"{name}.db") as store:
             return sum(e.source == "llm" for point in store.checkpoints("t") for e in point.added)
 
+    def kill_after(self, name: str, *, target: int, then: float, poll: float) -> None:
+        """Start run ``name``, wait until it has logged ``target`` model calls (or ended), wait
+        ``then`` seconds more, and kill it with SIGKILL."""
+        child = self._start(name)
+        deadline = time.monotonic() + 120
+        while len(self.calls(name)) < target and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(poll)
+        time.sleep(then)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=60)
+
     def trial(self, rng: random.Random) -> Trial:
         self.count += 1
         name = f"killed-{self.count}"
-        child = self._start(name)
-        target = rng.randint(1, TURNS - 1)
-        deadline = time.monotonic() + 120
-        while len(self.calls(name)) < target and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.002)
-        time.sleep(rng.uniform(0, 0.012))
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=60)
+        self.kill_after(name, target=rng.randint(1, TURNS - 1), then=rng.uniform(0, 0.012), poll=0.002)
         before = self.calls(name)
         stored = self.stored_replies(name)
         resumed = self._start(name, "--resume")
@@ -244,17 +248,12 @@ class ToolHarness(Harness):
     def trial(self, rng: random.Random) -> ToolTrial:  # type: ignore[override]
         self.count += 1
         name = f"killed-{self.count}"
-        child = self._start(name)
-        target = rng.randint(1, TOOL_TURNS - 1)
-        deadline = time.monotonic() + 120
-        while len(self.calls(name)) < target and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.001)
-        time.sleep(rng.uniform(0, 0.03))  # into the model's call, a tool, or between them
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=60)
+        # into the model's call, a tool, or between them
+        self.kill_after(name, target=rng.randint(1, TOOL_TURNS - 1), then=rng.uniform(0, 0.03), poll=0.001)
         before, stored = self.calls(name), self.stored_replies(name)
-        tools_before = len(self.tools(name))
-        last_tool = self.tools(name)[-1] if self.tools(name) else "model end"
+        tools = self.tools(name)
+        tools_before = len(tools)
+        last_tool = tools[-1] if tools else "model end"
         landed = last_tool.split()[0] if last_tool.endswith(" start") else "model"
         asked = skipped = 0
         answer: tuple[str, ...] = ()

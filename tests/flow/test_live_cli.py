@@ -155,3 +155,20 @@ def test_threads_of_a_missing_store(tmp_path):
     result = runner.invoke(app, ["threads", str(tmp_path / "none.db")])
     assert result.exit_code == 2 and "no store at" in result.output
     assert not (tmp_path / "none.db").exists()
+
+
+def test_a_store_in_a_folder_not_made_yet_is_made_there(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # docs/tour.md's lines, in a fresh checkout with no runs/ folder
+    ran = runner.invoke(app, ["run", "arithmetic", "-m", "scripted", "--model-option", 'replies=["3*12-5"]',
+                              "--store", "runs/live.sqlite", "--thread", "t1"])
+    assert ran.exit_code == 0, ran.output
+    listed = runner.invoke(app, ["threads", "runs/live.sqlite"])
+    assert listed.exit_code == 0 and "t1" in listed.output
+
+
+def test_a_store_whose_folder_cannot_be_made_is_named(tmp_path):
+    blocker = tmp_path / "runs"
+    blocker.write_text("a file where the folder would be")
+    ran = runner.invoke(app, ["run", "arithmetic", "-m", "scripted", "--store", str(blocker / "live.sqlite"),
+                              "--thread", "t1"])
+    assert ran.exit_code != 0 and f"cannot make the checkpoint store's folder {blocker}" in ran.output

@@ -83,6 +83,7 @@ class SQLiteCheckpointer(Checkpointer):
                     raise CheckpointError(f"{self.path} is not a checkpoint store: it is not a SQLite database "
                                           f"({error})") from None
             else:
+                _make_folder(self.path.parent)
                 self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             _refuse_foreign(self._db, self.path, read_only=read_only)
             if not read_only:
@@ -221,3 +222,12 @@ def _refuse_foreign(db: sqlite3.Connection, path: Path, *, read_only: bool) -> N
 @functools.lru_cache(maxsize=16)
 def _insert(rows: int) -> str:
     return "INSERT INTO checkpoints VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * rows)
+
+
+def _make_folder(folder: Path) -> None:
+    """The store's folder, made when missing (``--store runs/live.sqlite`` in a fresh checkout); a
+    folder that cannot be made is named."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise CheckpointError(f"cannot make the checkpoint store's folder {folder}: {error.strerror or error}") from None

@@ -266,7 +266,9 @@ class FlowRun(Generic[VarsT, DepsT]):
     async def _decide(self, source: str) -> tuple[str, Decision]:
         ctx = self.ctx
         for edge in self.machine.edges[source]:
-            decision = await edge.decide(ctx)
+            decision = edge.decide_now(ctx)
+            if decision is None:
+                decision = await edge.decide(ctx)
             if decision.target is not None:
                 return decision.target, decision
         last = ctx.history[-1].content if ctx.history else ""

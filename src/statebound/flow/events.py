@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal
 
 from statebound.flow.history import Entry
+from statebound.quick_init import quick_init
 
 __all__ = [
     "BudgetHit",
@@ -41,6 +42,7 @@ def _flat(event: Any) -> dict[str, Any]:
     return {"kind": event.kind, **{field.name: getattr(event, field.name) for field in fields(event)}}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class StateEntered:
     """The run reached ``state`` (``visit`` counts from 1; ``turn`` is transitions so far)."""
@@ -54,6 +56,7 @@ class StateEntered:
         return _flat(self)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class MessageAdded:
     """An entry was appended to the history at position ``index``."""
@@ -66,6 +69,7 @@ class MessageAdded:
         return {"kind": self.kind, "index": self.index, **self.entry.to_dict()}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class VarsWritten:
     """Output function ``by`` in ``state`` wrote fields of the flow variables: ``fields`` holds
@@ -99,6 +103,7 @@ class SpeakerSelected:
         return _flat(self)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TransitionTaken:
     """The transition function moved the run from ``source`` to ``target``; ``reason`` says why;
@@ -134,6 +139,7 @@ class BudgetHit:
 StepEvent = StateEntered | MessageAdded | VarsWritten | SpeakerSelected | TransitionTaken | BudgetHit
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class OutputDone:
     """The step of one output function: ``index`` in ``state`` (``label`` names it) has run.

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from statebound.llm.base import Message, ToolCall, Usage
+from statebound.quick_init import quick_init
 
 Source = Literal["task", "instruction", "llm", "tool", "human"]
 EntryRole = Literal["system", "user", "assistant", "tool"]
@@ -39,6 +40,7 @@ _CHAT_ROLE: dict[str, Literal["system", "user", "assistant"]] = {
 }
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One message of the context history.

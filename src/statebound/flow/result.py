@@ -11,12 +11,14 @@ from statebound.flow.events import StepEvent
 from statebound.flow.history import Entry, Source
 from statebound.flow.variables import VarsT
 from statebound.llm.base import Usage
+from statebound.quick_init import quick_init
 
 __all__ = ["CallRecord", "ExitReason", "RunResult", "usage_dict"]
 
 CallKind = Literal["llm", "choice", "speaker"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CallRecord:
     """One LLM call: where it happened, what for (``llm`` output, transition ``choice``,

@@ -282,6 +282,11 @@ class Decider(ABC):
     async def decide(self, ctx: RunContext[Any, Any]) -> Decision:
         """The next state (``Decision.target``), or no decision (None)."""
 
+    def decide_now(self, ctx: RunContext[Any, Any]) -> Decision | None:
+        """:meth:`decide` without awaiting, for a decider that never waits (a rule); None: it must
+        be awaited (a model's choice). The engine tries this first: a rule costs no coroutine."""
+        return None
+
 
 class RuleEdge(Decider):
     """``(rule, "Target")`` as a decider: it names ``target`` when ``rule`` holds."""
@@ -310,6 +315,9 @@ class RuleEdge(Decider):
         return self.rule.reads
 
     async def decide(self, ctx: RunContext[Any, Any]) -> Decision:
+        return self.decide_now(ctx)
+
+    def decide_now(self, ctx: RunContext[Any, Any]) -> Decision:
         return self._fired if self.rule.test(ctx) else NO_DECISION
 
     def __repr__(self) -> str:
@@ -365,6 +373,9 @@ class FirstDue(Decider):
         return FirstDue(self.parts, otherwise=self.otherwise, name=self.name, start=start, group=self.group)
 
     async def decide(self, ctx: RunContext[Any, Any]) -> Decision:
+        return self.decide_now(ctx)
+
+    def decide_now(self, ctx: RunContext[Any, Any]) -> Decision:
         for rule, decision in self._due:
             if rule.test(ctx):
                 return decision

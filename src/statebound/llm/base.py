@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from statebound.llm.reply_size import bound_reply
+from statebound.quick_init import quick_init
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -37,6 +38,7 @@ class ToolCall:
     arguments: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Message:
     """One chat message. An assistant message may carry the ``tool_calls`` the model asked for; a
@@ -60,6 +62,7 @@ class TokenLogprob:
     top: tuple[tuple[str, float], ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Token and call counts; adds up with ``+``. ``cached_tokens``: how many of the
@@ -122,6 +125,7 @@ class Completion:
         return self.choices[0].finish_reason
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Request:
     """A completion request: exactly one of ``prompt`` (plain completion) or ``messages`` (chat).

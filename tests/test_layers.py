@@ -2,7 +2,7 @@
 of lower layers (imports for annotations under ``if TYPE_CHECKING:`` too). So agents never import
 the harness or their benchmarks, and the harness never imports the report.
 
-    errors, exits, processes, sqlite_files  <  user_files, web  <  llm  <  spec, flow, envs  <  chain, examples, mcp  <  contract
+    errors, exits, processes, quick_init, sqlite_files  <  user_files, web  <  llm  <  spec, flow, envs  <  chain, examples, mcp  <  contract
     <  agents, telemetry  <  benchmarks  <  bench  <  report  <  view, serve, induce  <  cli
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "statebound"
-LAYERS = (("errors", "exits", "processes", "sqlite_files"), ("user_files", "web"), ("llm",), ("spec", "flow", "envs"), ("chain", "examples", "mcp"), ("contract",),
+LAYERS = (("errors", "exits", "processes", "quick_init", "sqlite_files"), ("user_files", "web"), ("llm",), ("spec", "flow", "envs"), ("chain", "examples", "mcp"), ("contract",),
           ("agents", "telemetry"), ("benchmarks",), ("bench",), ("report",), ("view", "serve", "induce"), ("cli",))
 LAYER = {name: level for level, names in enumerate(LAYERS) for name in names}
 

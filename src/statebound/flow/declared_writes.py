@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from statebound.flow.context import OutputInfo
+from typing import Protocol
 
 __all__ = ["DeclaredWrites", "UnwrittenDeclaration"]
+
+
+class OutputInfo(Protocol):
+    """What is read of an output function here: its label and the writes it declares."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def writes(self) -> Sequence[str]: ...
 
 
 class UnwrittenDeclaration(UserWarning):

@@ -56,7 +56,7 @@ def env_actions(result) -> list[str]:
 
 
 def queries(result) -> list[str]:
-    return [e.data["query"] for e in result.history if isinstance(e.data, dict) and e.data.get("part") == "run"]
+    return [e.data["query"] for e in result.history if isinstance(e.data, dict) and "query" in e.data]
 
 
 # -- reading the question --------------------------------------------------------------------

@@ -10,11 +10,11 @@ import re
 import pytest
 from bash_doubles import needs_sandbox
 
-from statebound.agents.bash.scoped import END, PIPE, Established, Ran, initial_tool
+from statebound.agents.bash.scoped import END, PIPE, Established, Ran, build_scoped, initial_tool
 from statebound.agents.bash.vocabulary import Vocabulary
 from statebound.bench.evaluate import run_task
 from statebound.envs.bash import BashEnv
-from statebound.flow import Flow, State, always
+from statebound.flow import Flow, State, always, check_flow
 from statebound.llm.testing import ScriptedLLM
 
 _COMMAND = re.compile(r"\$ ?(.*)$")
@@ -196,6 +196,15 @@ def test_each_choice_writes_what_it_changes():
     composed = written(Established(head="find /t"), Established(head="find /t").add_clause(" -type f"))
     assert (composed.head, composed.clauses) == ("find /t -type f", 1)
     assert Established().command == ""
+
+
+def test_every_state_declares_its_writes():
+    flow = build_scoped(vocabulary=Vocabulary(heads=("find @PATH@",), pipes=("wc -l",)), compose=True)
+    assert [d for d in check_flow(flow) if d.severity != "info"] == []
+    writes = {state.name: {name for output in state.outputs for name in output.writes} for state in flow.states}
+    every = {f.name for f in dataclasses.fields(Established)}
+    assert set().union(*writes.values()) == every
+    assert max(len(names) for names in writes.values()) < len(every) - 3  # none declares writing everything
 
 
 @pytest.mark.integration

@@ -23,8 +23,12 @@ the schema items, one :class:`~statebound.flow.Pick` at a time:
   actions last.
 
 The run's state is typed (:class:`~statebound.agents.sql.progress.Established`, the flow
-variables): tools write it with their results, picks with the ``Update`` after them; each state's
-exits are small named conditions on it, listed in the order of the parts.
+variables), and every state declares what it writes: each tool returns the fields it establishes
+(``ToolResult(update=...)``), each pick writes its own (``Pick(into=)``, or ``update=`` appending
+the part chosen). The conditions, candidates and prompts read a view of it
+(:class:`~statebound.agents.sql.progress.Progress`). The query's parts are one
+:func:`~statebound.flow.first_due` pipeline: the first part due is next, else ``Run``; each part's
+state enters it at its own part or further on.
 
 Each pick scores its candidates after a short prompt and calibrates by the same prompt without
 the question (``Pick(baseline=...)``): picking the gold table this way is right for 65 % of easy
@@ -184,7 +188,8 @@ def tier(names: list[str], words: str, *, named_first: bool) -> list[str]:
 
 def table_candidates(ctx: RunContext, *, named_first: bool = False) -> list[str]:
     now = progress(ctx)
-    left = [t for t in now.vars.tables if t not in now.vars.tried_tables and t != now.vars.table] or list(now.vars.tables)
+    tables, tried = now.vars.tables, now.vars.tried_tables
+    left = [t for t in tables if t not in tried and t != now.vars.table] or list(tables)
     return tier(left, now.question, named_first=named_first)
 
 
@@ -249,7 +254,8 @@ def compare_candidates(ctx: RunContext) -> list[str]:
 def join_candidates(ctx: RunContext) -> list[str]:
     """The tables the question's words name (when they name one), else every other table."""
     now = progress(ctx)
-    return _tables_named_elsewhere(now) or [t for t in now.vars.tables if t != now.vars.table and t not in now.vars.tried_tables]
+    others = [t for t in now.vars.tables if t != now.vars.table and t not in now.vars.tried_tables]
+    return _tables_named_elsewhere(now) or others
 
 
 def key_candidates(ctx: RunContext) -> list[str]:
@@ -294,7 +300,8 @@ def _pending_number(now: Progress) -> int | None:
 def _may_try_another_table(now: Progress, *, max_actions: int) -> bool:
     """Another table may be chosen: one is left, fewer than MAX_TABLES were tried, and the
     environment's actions suffice to describe it and run a query."""
-    return len(now.vars.tried_tables) + 1 < MAX_TABLES and now.vars.actions + 3 < max_actions and len(now.vars.tables) > 1
+    tried, actions, tables = now.vars.tried_tables, now.vars.actions, now.vars.tables
+    return len(tried) + 1 < MAX_TABLES and actions + 3 < max_actions and len(tables) > 1
 
 
 def _wants_join(now: Progress, *, max_actions: int) -> bool:
@@ -311,7 +318,8 @@ def _when(label: str, test: Callable[[Progress], bool]) -> Rule:
 
 EPISODE_OVER = Rule(lambda ctx: ctx.vars.done, "episode over")
 VALUES_TO_LOOK_UP = _when("values to look up", lambda now: bool(now.values) and now.vars.found is None)
-KEY_TO_CHOOSE = _when("key to choose", lambda now: now.vars.join is not None and now.vars.key is None and bool(now.keys()))
+KEY_TO_CHOOSE = _when("key to choose",
+                      lambda now: now.vars.join is not None and now.vars.key is None and bool(now.keys()))
 VALUES_IN_JOIN = _when("values to look up in the joined table",
                        lambda now: now.joined and bool(now.missing) and now.vars.join_found is None)
 MATCH_DUE = _when("a value without a condition", lambda now: any(lit not in now.literal_conditions() for lit in now.literals))
@@ -431,7 +439,8 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", named_first: bool = False, m
         acting("Describe", describe, ("columns", "join_columns", "described", *ACTED),
                [(VALUES_TO_LOOK_UP, "Lookup"), (join_due, "Join"), (KEY_TO_CHOOSE, "Key"), (values_elsewhere, "Table"),
                 parts]),
-        acting("Lookup", look_up, ("found", "join_found", *ACTED), [(join_due, "Join"), (values_elsewhere, "Table"), parts]),
+        acting("Lookup", look_up, ("found", "join_found", *ACTED),
+               [(join_due, "Join"), (values_elsewhere, "Table"), parts]),
         State("Join", outputs=[_pick("join", join_candidates, "Join with table:", chooser, into="join")],
               transitions=[(always(), "Describe")]),
         State("Key", outputs=[_pick("key", key_candidates, "Join on:", chooser, into="key")],
@@ -447,8 +456,8 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", named_first: bool = False, m
         State("Compare", outputs=[_pick("compare", compare_candidates, "Condition:", chooser, **appending("compares"),
                                         focus=_number_words)],
               transitions=[parts.starting_at("Compare")]),
-        State("Sort", outputs=[_pick("sort", among(sort_candidates), "Sort rows by column:", chooser, **appending("sorts"),
-                                     focus=lambda n: n.reading.sort_words)],
+        State("Sort", outputs=[_pick("sort", among(sort_candidates), "Sort rows by column:", chooser,
+                                     **appending("sorts"), focus=lambda n: n.reading.sort_words)],
               transitions=[(always(), "Run")]),
         State("Run", outputs=[CallTool(run_query, name="sql", writes=("no_rows", *ACTED))],
               transitions=_revisions(max_turns)),

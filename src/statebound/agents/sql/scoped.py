@@ -68,7 +68,7 @@ from statebound.flow import (
 )
 from statebound.llm.base import Message
 
-__all__ = ["SYSTEM", "build_scoped", "progress"]
+__all__ = ["DESCRIBE", "LOOK_UP", "RUN", "SHOW_TABLES", "SUBMIT", "SYSTEM", "build_scoped", "progress"]
 
 SYSTEM = "You are an expert on SQL databases. Answer with one item only."
 # how much of the baseline each choice subtracts (Pick.baseline_weight; 1 unless named): measured
@@ -155,6 +155,14 @@ def run_query(ctx: RunContext[Established]) -> ToolResult:
 
 def submit(ctx: RunContext[Established]) -> ToolResult:
     return _acted(ctx, act(ctx, "submit"), {})
+
+
+# the tools as the states call them, each with the fields it writes
+SHOW_TABLES = CallTool(show_tables, name="sql", writes=("tables", *ACTED))
+DESCRIBE = CallTool(describe, name="sql", writes=("columns", "join_columns", "described", *ACTED))
+LOOK_UP = CallTool(look_up, name="sql", writes=("found", "join_found", *ACTED))
+RUN = CallTool(run_query, name="sql", writes=("no_rows", *ACTED))
+SUBMIT = CallTool(submit, name="sql", writes=ACTED)
 
 
 # -- picks: what each choice writes ------------------------------------------------------------
@@ -426,21 +434,17 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", named_first: bool = False, m
                              and _may_try_another_table(now, max_actions=max_turns))
     parts = _query_parts(_answer_due(named_first))
 
-    def acting(name: str, tool: Callable[[RunContext[Established]], ToolResult], writes: tuple[str, ...],
-               exits: list[tuple[Rule, str] | FirstDue]) -> State:
-        return State(name, outputs=[CallTool(tool, name="sql", writes=writes)],
-                     transitions=[(EPISODE_OVER, "End"), *exits])
+    def acting(name: str, tool: CallTool, exits: list[tuple[Rule, str] | FirstDue]) -> State:
+        return State(name, outputs=[tool], transitions=[(EPISODE_OVER, "End"), *exits])
 
     states = [
-        acting("Init", show_tables, ("tables", *ACTED), [(always(), "Table")]),
+        acting("Init", SHOW_TABLES, [(always(), "Table")]),
         State("Table", outputs=[_pick("table", among(table_candidates), "Table:", chooser, schema=False,
                                       update=start_table, writes=TABLE_START)],
               transitions=[(always(), "Describe")]),
-        acting("Describe", describe, ("columns", "join_columns", "described", *ACTED),
-               [(VALUES_TO_LOOK_UP, "Lookup"), (join_due, "Join"), (KEY_TO_CHOOSE, "Key"), (values_elsewhere, "Table"),
-                parts]),
-        acting("Lookup", look_up, ("found", "join_found", *ACTED),
-               [(join_due, "Join"), (values_elsewhere, "Table"), parts]),
+        acting("Describe", DESCRIBE, [(VALUES_TO_LOOK_UP, "Lookup"), (join_due, "Join"), (KEY_TO_CHOOSE, "Key"),
+                                      (values_elsewhere, "Table"), parts]),
+        acting("Lookup", LOOK_UP, [(join_due, "Join"), (values_elsewhere, "Table"), parts]),
         State("Join", outputs=[_pick("join", join_candidates, "Join with table:", chooser, into="join")],
               transitions=[(always(), "Describe")]),
         State("Key", outputs=[_pick("key", key_candidates, "Join on:", chooser, into="key")],
@@ -459,9 +463,8 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", named_first: bool = False, m
         State("Sort", outputs=[_pick("sort", among(sort_candidates), "Sort rows by column:", chooser,
                                      **appending("sorts"), focus=lambda n: n.reading.sort_words)],
               transitions=[(always(), "Run")]),
-        State("Run", outputs=[CallTool(run_query, name="sql", writes=("no_rows", *ACTED))],
-              transitions=_revisions(max_turns)),
-        State("Submit", outputs=[CallTool(submit, name="sql", writes=ACTED)], transitions=[(always(), "End")]),
+        State("Run", outputs=[RUN], transitions=_revisions(max_turns)),
+        State("Submit", outputs=[SUBMIT], transitions=[(always(), "End")]),
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("-named" if named_first else "") + ("" if chooser in ("auto", "score") else f"-{chooser}")

@@ -30,6 +30,10 @@ control).
   the same program (a composed find: another ``Program`` at once), then another ``Program``.
   Anything else is submitted (``Submit``).
 
+What the run has established is its flow variables (:class:`Established`): each tool writes
+what the sandbox shows (``ToolResult(update=...)``), each pick what it chose (an ``Established``
+method), each declaring the fields it writes.
+
 Every choice scores its candidates as continuations of a shell transcript, a few examples of our
 own (:data:`EXAMPLES`) then a comment with the question and ``$`` with the command so far; the
 path, as the continuation of ``# The file or directory:``. Paths are compared by their mean
@@ -203,7 +207,9 @@ class Established:
         return {"pipes": (*self.pipes, text.strip()), "pipe_program": None, "more": None}
 
 
-Choice = Callable[[Established, str | None], dict[str, Any]]
+Choice = Callable[[Established, str | None], dict[str, Any]]  # one of the methods above
+HEAD_WRITES = ("tried_heads", "head", "pipes", "more", "clauses", "exhausted")  # Established.choose_head's
+PROGRAM_WRITES = ("tried_programs", "program", *HEAD_WRITES)  # Established.choose_program's
 
 
 # -- tools: each returns what it establishes -------------------------------------------------------
@@ -431,7 +437,6 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", max_turns: int = 10,
     def acting(name: str, tool: CallTool, exits: list[tuple[Rule, str]]) -> State:
         return State(name, outputs=[tool], transitions=[(EPISODE_OVER, "End"), *exits])
 
-    starting = ("tried_programs", "program", "head", "pipes", "more", "tried_heads", "clauses", "exhausted")
     stage_end = [(PIPE_FOLLOWS, "PipeProgram"), (always(), "Run")]
     states = [
         acting("Init", initial_tool(vocabulary), [(always(), "Path")]),
@@ -439,10 +444,10 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", max_turns: int = 10,
                                      normalization="mean", prompt=_path_prompt)],
               transitions=[(always(), "Program")]),
         State("Program", outputs=[_pick("program", program_candidates(vocabulary), chooser, Established.choose_program,
-                                        starting)],
+                                        PROGRAM_WRITES)],
               transitions=[(NOTHING_LEFT, "Submit"), (always(), "Head")]),
         State("Head", outputs=[_pick("head", head_candidates(vocabulary, compose=compose), chooser,
-                                     Established.choose_head, starting[2:])],
+                                     Established.choose_head, HEAD_WRITES)],
               transitions=[(NOTHING_LEFT, "Submit"), *([(_clause_due(compose), "Clause")] if compose else []),
                            (always(), "More")]),
         *([State("Clause", outputs=[_pick("clause", clause_candidates(vocabulary), chooser, Established.add_clause,

@@ -84,14 +84,14 @@ def progress(ctx: RunContext[Established]) -> Progress:
 
 
 # -- tools: the environment's side; each returns the fields it establishes --------------------
+ACTED = ("actions", "done")  # what every tool that acts writes
+
+
 def _acted(ctx: RunContext[Established], result: ToolResult, update: Mapping[str, Any], **data: Any) -> ToolResult:
     """``result`` of an action sent to the environment, with the fields it establishes
     (``update``) and the counters every action changes (:data:`ACTED`)."""
     counted = {"actions": ctx.vars.actions + 1, "done": bool(result.data["done"])}
     return ToolResult(result.output, ok=result.ok, data={**result.data, **data}, update={**counted, **update})
-
-
-ACTED = ("actions", "done")  # what every tool that acts writes
 
 
 def show_tables(ctx: RunContext[Established]) -> ToolResult:
@@ -104,8 +104,7 @@ def describe(ctx: RunContext[Established]) -> ToolResult:
     """DESC the chosen table, or the joined one once the first is described."""
     now = ctx.vars
     joining = now.join is not None and now.columns is not None
-    table, into = ((now.join, "join_columns") if joining else (now.table, "columns"))
-    table = table or ""
+    table, into = (now.join or "", "join_columns") if joining else (now.table or "", "columns")
     if table in now.described:  # a table joined without a key, chosen next: no second DESC
         columns = now.described[table]
         return ToolResult(f"Columns of {table}: {', '.join(c.name for c in columns)}",

@@ -110,7 +110,7 @@ def summarize(run: Path, tasks: dict[str, BashTask]) -> None:
                 program_picked += picked(program) == program_of(first)
                 program_chance += 1 / len(candidates)
         ran = next((e["data"]["command"] for e in episode.events if isinstance(e.get("data"), dict)
-                    and e["data"].get("part") == "run"), None)
+                    and "command" in e["data"]), None)  # the Run tool's data names its command
         if ran is not None:
             first_built += same_stage((split_pipeline(ran) or [ran])[0], first)
         if (more := first_choice(episode.events, "more")) is not None and more["picked"] is not None:

@@ -10,18 +10,11 @@ import re
 import pytest
 from bash_doubles import needs_sandbox
 
-from statebound.agents.bash.scoped import (
-    END,
-    PIPE,
-    Progress,
-    after_action,
-    after_pick,
-    initial_tool,
-)
+from statebound.agents.bash.scoped import END, PIPE, Established, Ran, build_scoped, initial_tool
 from statebound.agents.bash.vocabulary import Vocabulary
 from statebound.bench.evaluate import run_task
 from statebound.envs.bash import BashEnv
-from statebound.flow import CallTool, Flow, Picked, State, always
+from statebound.flow import Flow, State, always, check_flow
 from statebound.llm.testing import ScriptedLLM
 
 _COMMAND = re.compile(r"\$ ?(.*)$")
@@ -60,7 +53,7 @@ def states_of(result) -> list[str]:
 
 
 def commands_run(result) -> list[str]:
-    return [e["command"] for e in result.trajectory if e.get("part") == "run"]
+    return [e["command"] for e in result.trajectory if "command" in e]
 
 
 @needs_sandbox
@@ -154,8 +147,8 @@ async def test_the_compose_control_builds_without_a_model():
 @needs_sandbox
 def test_init_lists_the_sandbox_and_the_programs_the_shell_has():
     vocabulary = Vocabulary(heads=("find @PATH@", "no-such-program-here @PATH@"), pipes=("wc -l",))
-    flow = Flow(name="init", initial="Init", vars=Progress, states=[
-        State("Init", outputs=[CallTool(initial_tool(vocabulary))], transitions=[(always(), "End")]),
+    flow = Flow(name="init", initial="Init", vars=Established, states=[
+        State("Init", outputs=[initial_tool(vocabulary)], transitions=[(always(), "End")]),
         State("End", final=True)])
     env = BashEnv()
     env.reset("1-0")
@@ -181,26 +174,37 @@ async def test_the_random_control_chooses_without_a_model_and_repeats_exactly():
     assert methods == {"random"}
 
 
-def test_progress_is_written_by_each_choice_and_run():
-    def pick(name: str, text: str | None) -> Picked:
-        return Picked(name, "score", (text or "",), None, None if text is None else 0)
-
-    def written(now: Progress, *steps: Picked | dict) -> Progress:
-        for step in steps:
-            changes = after_pick(now, step) if isinstance(step, Picked) else after_action(now, step)
-            now = dataclasses.replace(now, **changes)
+def test_each_choice_writes_what_it_changes():
+    def written(now: Established, *changes: dict) -> Established:
+        for change in changes:
+            now = dataclasses.replace(now, **change)
         return now
 
-    now = written(Progress(), {"part": "init", "paths": ["/t"], "programs": ["find"]},
-                  pick("path", " /t"), pick("program", " find"), pick("head", " find /t"), pick("more", PIPE),
-                  pick("pipe-program", " wc"), pick("pipe", " wc -l"), pick("more", END))
+    now = Established(listed=("/t",), programs=("find",))
+    for choice, text in ((Established.choose_path, " /t"), (Established.choose_program, " find"),
+                         (Established.choose_head, " find /t"), (Established.choose_more, PIPE),
+                         (Established.choose_pipe_program, " wc"), (Established.add_pipe, " wc -l"),
+                         (Established.choose_more, END)):
+        now = written(now, choice(now, text))
     assert (now.path, now.program, now.command, now.more) == ("/t", "find", "find /t | wc -l", False)
-    now = written(now, {"part": "run", "command": "find /t | wc -l", "outcome": "output"})
+    now = written(now, {"runs": (Ran("find /t | wc -l", "output"),)})
     assert now.ran_current
-    again = written(now, pick("head", " find /t -type f"))
+    again = written(now, now.choose_head(" find /t -type f"))
     assert again.tried_heads == ("find /t",) and again.pipes == () and not again.ran_current
-    assert written(again, pick("program", None)).exhausted
-    assert Progress().command == ""
+    assert written(again, again.choose_program(None)).exhausted
+    assert written(again, again.add_pipe(None)).more is False
+    composed = written(Established(head="find /t"), Established(head="find /t").add_clause(" -type f"))
+    assert (composed.head, composed.clauses) == ("find /t -type f", 1)
+    assert Established().command == ""
+
+
+def test_every_state_declares_its_writes():
+    flow = build_scoped(vocabulary=Vocabulary(heads=("find @PATH@",), pipes=("wc -l",)), compose=True)
+    assert [d for d in check_flow(flow) if d.severity != "info"] == []
+    writes = {state.name: {name for output in state.outputs for name in output.writes} for state in flow.states}
+    every = {f.name for f in dataclasses.fields(Established)}
+    assert set().union(*writes.values()) == every
+    assert max(len(names) for names in writes.values()) < len(every) - 3  # none declares writing everything
 
 
 @pytest.mark.integration

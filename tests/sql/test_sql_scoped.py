@@ -3,10 +3,14 @@ and the transition table state by state with a scorer double (which prefers give
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 
 from statebound.agents.sql import AGENTS
+from statebound.agents.sql.progress import Established
 from statebound.agents.sql.reading import Comparison, read_question
+from statebound.agents.sql.scoped import build_scoped
 from statebound.agents.sql.sketch import (
     Column,
     Sketch,
@@ -19,7 +23,8 @@ from statebound.benchmarks.intercode_sql import SqlOptions
 from statebound.contract.benchmark import Setup, Task
 from statebound.envs.sql import SqlEnvironment, load_tasks
 from statebound.envs.sql.sqlite_backend import SqliteBackend
-from statebound.flow import ExitReason, picks
+from statebound.flow import ExitReason, check_flow, picks
+from statebound.flow.draw import arrows
 from statebound.llm.testing import ScriptedLLM
 
 
@@ -56,7 +61,7 @@ def env_actions(result) -> list[str]:
 
 
 def queries(result) -> list[str]:
-    return [e.data["query"] for e in result.history if isinstance(e.data, dict) and e.data.get("part") == "run"]
+    return [e.data["query"] for e in result.history if isinstance(e.data, dict) and "query" in e.data]
 
 
 # -- reading the question --------------------------------------------------------------------
@@ -176,6 +181,33 @@ def test_a_table_without_the_questions_values_is_left_for_another(sqlite_backend
     assert score.success
     assert [a for a in env_actions(result) if a.startswith("execute[DESC")] == ["execute[DESC `airports`]",
                                                                                 "execute[DESC `airlines`]"]
+
+
+def test_each_part_writes_what_it_establishes(sqlite_backend: SqliteBackend) -> None:
+    # task 42 again: choosing airlines after airports starts the table's fields over (the joined
+    # table and the parts chosen), and keeps what the run learnt of the database
+    llm = preferring("airports", "airlines", "Country")
+    result, _, env = run("42", llm, sqlite_backend)
+    now = result.vars
+    assert (now.table, now.tried_tables, now.join, now.key) == ("airlines", ("airports",), None, None)
+    assert (now.matches, now.answers, now.groups) == (("`Airline` = 'JetBlue Airways'",), ("Country",), ())
+    assert list(now.described) == ["airports", "airlines"] and now.columns == now.described["airlines"]
+    assert now.found and not now.no_rows and now.done and now.actions == len(env_actions(result))
+
+
+def test_every_state_declares_its_writes_and_the_query_parts_are_one_group() -> None:
+    flow = build_scoped()
+    assert [d for d in check_flow(flow) if d.severity != "info"] == []
+    writes = {state.name: {name for output in state.outputs for name in output.writes} for state in flow.states}
+    every = {f.name for f in fields(Established)}
+    assert set().union(*writes.values()) == every
+    assert max(len(names) for names in writes.values()) < len(every) - 3  # none declares writing everything
+    drawn = arrows(flow)
+    assert len(drawn) <= 33
+    group = [(target, label) for source, target, label in drawn if source == "(query part)"]
+    assert [target for target, _ in group] == ["Match", "Answer", "Group", "Compare", "Sort", "Run"]
+    assert {source for source, target, _ in drawn if target == "(query part)"} == {
+        "Describe", "Lookup", "Key", "Match", "Answer", "Group", "Compare"}
 
 
 def test_the_random_control_needs_no_model_and_repeats(sqlite_backend: SqliteBackend) -> None:

@@ -30,6 +30,10 @@ control).
   the same program (a composed find: another ``Program`` at once), then another ``Program``.
   Anything else is submitted (``Submit``).
 
+What the run has established is its flow variables (:class:`Established`): each tool writes
+what the sandbox shows (``ToolResult(update=...)``), each pick what it chose (an ``Established``
+method), each declaring the fields it writes.
+
 Every choice scores its candidates as continuations of a shell transcript, a few examples of our
 own (:data:`EXAMPLES`) then a comment with the question and ``$`` with the command so far; the
 path, as the continuation of ``# The file or directory:``. Paths are compared by their mean
@@ -39,15 +43,16 @@ token score (the question's path is copied), the other parts by their total log-
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from statebound.agents.bash.reading import SlotValues, asks_for_change, named_or_listed, slot_values
-from statebound.agents.bash.tools import step_outcome
+from statebound.agents.bash.tools import Outcome, step_outcome
 from statebound.agents.bash.vocabulary import (
     GLOB_IN_PATH,
     NUMBER,
@@ -65,12 +70,10 @@ from statebound.flow import (
     ChoiceMethod,
     Flow,
     Pick,
-    Picked,
     Rule,
     RunContext,
     State,
     ToolResult,
-    Update,
     always,
 )
 from statebound.llm.scoring import Normalization
@@ -82,9 +85,10 @@ __all__ = [
     "MAX_PIPES",
     "MAX_RUNS",
     "PIPE",
-    "Progress",
-    "after_action",
-    "after_pick",
+    "RUN",
+    "SUBMIT",
+    "Established",
+    "Ran",
     "build_scoped",
     "fill",
     "init_command",
@@ -126,9 +130,19 @@ $ find /var/app -name '*.tmp' -mtime +3
 
 # -- what the run has established: the machine's flow variables ---------------------------------
 @dataclass(frozen=True, slots=True)
-class Progress:
-    """The run so far: the machine's flow variables (``Flow(vars=Progress)``), written by its tools
-    (:func:`after_action`) and picks (:func:`after_pick`), never read back from the history."""
+class Ran:
+    """A command run, and how it went (:data:`~statebound.agents.bash.tools.Outcome`)."""
+
+    command: str
+    outcome: Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class Established:
+    """The run so far: the machine's flow variables (``Flow(vars=Established)``). Its tools write
+    what the sandbox shows (their ``ToolResult(update=...)``), each pick what it chose (the
+    ``choose_*`` and ``add_*`` methods, given the text picked, None when there was nothing to
+    pick); nothing is read back from the history."""
 
     listed: tuple[str, ...] = ()
     programs: tuple[str, ...] = ()  # the vocabulary's programs the shell has
@@ -139,7 +153,7 @@ class Progress:
     pipes: tuple[str, ...] = ()
     pipe_program: str | None = None  # chosen for the stage being built
     more: bool | None = None  # the latest More choice: a pipe follows (None: not asked since the last stage)
-    runs: tuple[dict[str, Any], ...] = ()
+    runs: tuple[Ran, ...] = ()
     tried_programs: tuple[str, ...] = ()
     tried_heads: tuple[str, ...] = ()
     exhausted: bool = False  # a choice found nothing left to try
@@ -152,65 +166,65 @@ class Progress:
     @property
     def ran_current(self) -> bool:
         """The command as it stands has been run."""
-        return bool(self.runs) and self.runs[-1].get("command") == self.command and self.head is not None
+        return bool(self.runs) and self.runs[-1].command == self.command and self.head is not None
 
+    # -- what each pick changes --------------------------------------------------------------------
+    def choose_path(self, text: str | None) -> dict[str, Any]:
+        return {"path": (text or "").strip() or None}
 
-def after_action(now: Progress, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields a tool's result changes: the listing and the programs (Init), a run, the end."""
-    changes: dict[str, Any] = {"done": now.done or bool(data.get("done"))}
-    if data.get("part") == "init":
-        changes.update(listed=tuple(data["paths"]), programs=tuple(data["programs"]))
-    elif data.get("part") == "run":
-        changes["runs"] = (*now.runs, dict(data))
-    return changes
-
-
-def after_pick(now: Progress, picked: Picked) -> dict[str, Any]:
-    """The fields a choice changes (another program or head starts the command over)."""
-    text = (picked.text or "").strip()
-    if picked.text is None and picked.name in ("program", "head"):
-        return {"exhausted": True}  # nothing left to start a command with
-    if picked.text is None and picked.name in ("pipe-program", "pipe"):
-        return {"pipe_program": None, "more": False}  # no stage to add: the command ends here
-    if picked.name == "path":
-        return {"path": text or None}
-    if picked.name == "program":
-        tried = now.tried_programs if now.program is None else (*now.tried_programs, now.program)
-        return {"tried_programs": tried, "program": text, "head": None, "pipes": (), "more": None,
+    def choose_program(self, text: str | None) -> dict[str, Any]:
+        """Another program starts the command over; none left to try ends the run."""
+        if text is None:
+            return {"exhausted": True}
+        tried = self.tried_programs if self.program is None else (*self.tried_programs, self.program)
+        return {"tried_programs": tried, "program": text.strip(), "head": None, "pipes": (), "more": None,
                 "tried_heads": (), "clauses": 0}
-    if picked.name == "head":
-        tried = now.tried_heads if now.head is None else (*now.tried_heads, now.head)
-        return {"tried_heads": tried, "head": text, "pipes": (), "more": None, "clauses": 0}
-    if picked.name == "clause":
-        if picked.text is None or picked.text in (END, PIPE):
-            return {"more": picked.text == PIPE}
-        return {"head": f"{now.head} {text}", "clauses": now.clauses + 1}
-    if picked.name == "more":
-        return {"more": picked.text == PIPE}
-    if picked.name == "pipe-program":
-        return {"pipe_program": text}
-    if picked.name == "pipe":
-        return {"pipes": (*now.pipes, text), "pipe_program": None, "more": None}
-    return {}
+
+    def choose_head(self, text: str | None) -> dict[str, Any]:
+        """Another head starts the command over; none left to try ends the run."""
+        if text is None:
+            return {"exhausted": True}
+        tried = self.tried_heads if self.head is None else (*self.tried_heads, self.head)
+        return {"tried_heads": tried, "head": text.strip(), "pipes": (), "more": None, "clauses": 0}
+
+    def add_clause(self, text: str | None) -> dict[str, Any]:
+        """One more clause of a composed find, or its end (``END``, ``PIPE``: whether a pipe follows)."""
+        if text is None or text in (END, PIPE):
+            return {"more": text == PIPE}
+        return {"head": f"{self.head} {text.strip()}", "clauses": self.clauses + 1}
+
+    def choose_more(self, text: str | None) -> dict[str, Any]:
+        return {"more": text == PIPE}
+
+    def choose_pipe_program(self, text: str | None) -> dict[str, Any]:
+        """The next stage's program; none: the command ends here."""
+        return {"pipe_program": None, "more": False} if text is None else {"pipe_program": text.strip()}
+
+    def add_pipe(self, text: str | None) -> dict[str, Any]:
+        """The next stage; none: the command ends here."""
+        if text is None:
+            return {"pipe_program": None, "more": False}
+        return {"pipes": (*self.pipes, text.strip()), "pipe_program": None, "more": None}
 
 
-def progress(ctx: RunContext[Progress]) -> Progress:
-    return ctx.vars
+Choice = Callable[[Established, str | None], dict[str, Any]]  # one of the methods above
+HEAD_WRITES = ("tried_heads", "head", "pipes", "more", "clauses", "exhausted")  # Established.choose_head's
+PROGRAM_WRITES = ("tried_programs", "program", *HEAD_WRITES)  # Established.choose_program's
 
 
-def record_choice(ctx: RunContext[Progress]) -> dict[str, Any]:
-    """What the pick just made establishes (:func:`after_pick`)."""
-    picked = Picked.from_entry(ctx.history[-1])
-    return {} if picked is None else after_pick(ctx.vars, picked)
-
-
-# -- tools -----------------------------------------------------------------------------------------
-def _act(ctx: RunContext[Progress], action: str, **data: Any) -> ToolResult:
+# -- tools: each returns what it establishes -------------------------------------------------------
+def _act(ctx: RunContext[Established], action: str, **data: Any) -> ToolResult:
+    """Send ``action`` to the sandbox: its observation, and whether the episode is over."""
     step = ctx.deps.step(action)
     outcome = step_outcome(step)
-    record = {"action": action, "outcome": outcome, "done": step.done, **data}
-    return ToolResult(f"Observation: {step.observation}", ok=outcome != "error", data=record,
-                      update=after_action(ctx.vars, record))
+    return ToolResult(f"Observation: {step.observation}", ok=outcome != "error",
+                      data={"action": action, "outcome": outcome, "done": step.done, **data},
+                      update={"done": ctx.vars.done or step.done})
+
+
+def _establishing(result: ToolResult, data: Mapping[str, Any], update: Mapping[str, Any]) -> ToolResult:
+    """``result`` with more ``data`` and more fields to write."""
+    return dataclasses.replace(result, data={**result.data, **data}, update={**(result.update or {}), **update})
 
 
 def init_command(programs: Sequence[str]) -> str:
@@ -218,32 +232,38 @@ def init_command(programs: Sequence[str]) -> str:
     return f"{_LISTING}; command -v {' '.join(shlex.quote(p) for p in programs)}"
 
 
-def initial_tool(vocabulary: Vocabulary) -> Callable[[RunContext], ToolResult]:
+def initial_tool(vocabulary: Vocabulary) -> CallTool:
+    """Init's tool: the sandbox's files and directories, and the vocabulary's programs the shell has."""
     wanted = sorted({program_of(t) for t in (*vocabulary.heads, *vocabulary.pipes)})
 
-    def look(ctx: RunContext) -> ToolResult:
+    def look(ctx: RunContext[Established]) -> ToolResult:
         result = _act(ctx, format_execute(init_command(wanted)))
         lines = (ctx.deps.last_output or "").splitlines()
         paths = [m[1] for line in lines if (m := _LISTED.match(line))]
         found = {line.rsplit("/", 1)[-1] for line in lines if not _LISTED.match(line)}
-        data = {**(result.data or {}), "part": "init", "paths": paths, "programs": [p for p in wanted if p in found]}
-        return ToolResult(result.output, ok=result.ok, data=data, update=after_action(ctx.vars, data))
+        programs = [p for p in wanted if p in found]
+        return _establishing(result, {"paths": paths, "programs": programs},
+                             {"listed": tuple(paths), "programs": tuple(programs)})
 
-    look.__name__ = "look"
-    return look
-
-
-def run_command(ctx: RunContext) -> ToolResult:
-    command = progress(ctx).command
-    return _act(ctx, format_execute(command), part="run", command=command)
+    return CallTool(look, name="bash", writes=("listed", "programs", "done"))
 
 
-def submit(ctx: RunContext) -> ToolResult:
+def run_command(ctx: RunContext[Established]) -> ToolResult:
+    command = ctx.vars.command
+    result = _act(ctx, format_execute(command), command=command)
+    return _establishing(result, {}, {"runs": (*ctx.vars.runs, Ran(command, result.data["outcome"]))})
+
+
+def submit(ctx: RunContext[Established]) -> ToolResult:
     return _act(ctx, "submit")
 
 
+RUN = CallTool(run_command, name="bash", writes=("runs", "done"))
+SUBMIT = CallTool(submit, name="bash", writes=("done",))
+
+
 # -- candidates ------------------------------------------------------------------------------------
-def _values(ctx: RunContext, now: Progress) -> SlotValues:
+def _values(ctx: RunContext, now: Established) -> SlotValues:
     return slot_values(ctx.task, now.listed)
 
 
@@ -266,7 +286,7 @@ def fill(template: str, values: SlotValues, path: str | None) -> list[str]:
     return filled
 
 
-def _heads(vocabulary: Vocabulary, ctx: RunContext, now: Progress) -> list[str]:
+def _heads(vocabulary: Vocabulary, ctx: RunContext, now: Established) -> list[str]:
     """The heads the shell can run, filled: with a path chosen, those that act on it; those that
     use a file pattern the question gives first, alone when there are any (a question that names
     ``*.php`` files asks for them)."""
@@ -277,19 +297,19 @@ def _heads(vocabulary: Vocabulary, ctx: RunContext, now: Progress) -> list[str]:
     return list(dict.fromkeys(h for t in with_pattern or templates for h in fill(t, values, now.path)))
 
 
-def _pipes(vocabulary: Vocabulary, ctx: RunContext, now: Progress) -> list[str]:
+def _pipes(vocabulary: Vocabulary, ctx: RunContext, now: Established) -> list[str]:
     values = _values(ctx, now)
     return list(dict.fromkeys(s for t in vocabulary.pipes if program_of(t) in now.programs
                               for s in fill(t, values, None) if s not in now.pipes))
 
 
 def path_candidates(ctx: RunContext) -> list[str]:
-    return [" " + p for p in named_or_listed(ctx.task, progress(ctx).listed)]
+    return [" " + p for p in named_or_listed(ctx.task, ctx.vars.listed)]
 
 
 def program_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]:
     def candidates(ctx: RunContext) -> list[str]:
-        now = progress(ctx)
+        now = ctx.vars
         tried = {*now.tried_programs, *([now.program] if now.program else [])}
         return [" " + p for p in dict.fromkeys(map(program_of, _heads(vocabulary, ctx, now))) if p not in tried]
 
@@ -300,7 +320,7 @@ def head_candidates(vocabulary: Vocabulary, *, compose: bool = False) -> Callabl
     """The chosen program's heads; ``compose``: a ``find`` on a path is only ``find PATH``, its
     clauses then chosen one at a time (:func:`clause_candidates`)."""
     def candidates(ctx: RunContext) -> list[str]:
-        now = progress(ctx)
+        now = ctx.vars
         tried = {*now.tried_heads, *([now.head] if now.head else [])}
         heads = fill(f"find {PATH}", _values(ctx, now), now.path) if _composing(now, compose) else [
             h for h in _heads(vocabulary, ctx, now) if program_of(h) == now.program]
@@ -315,7 +335,7 @@ def clause_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str
     for a change. While the question gives a file pattern the head does not use, only the
     clauses that use one (as :func:`_heads` offers only such heads)."""
     def candidates(ctx: RunContext) -> list[str]:
-        now = progress(ctx)
+        now = ctx.vars
         values, head, changes = _values(ctx, now), f"{now.head} ", asks_for_change(ctx.task)
         templates = [t for t in vocabulary.clauses if changes or not _CHANGING_CLAUSE.match(t)]
         unused = values.patterns and not any(shlex.quote(p) in head for p in values.patterns)
@@ -327,14 +347,14 @@ def clause_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str
     return candidates
 
 
-def _composing(now: Progress, compose: bool) -> bool:
+def _composing(now: Established, compose: bool) -> bool:
     """Whether the head is a find composed a clause at a time (``compose``, a find on a path)."""
     return compose and now.program == "find" and now.path is not None
 
 
 def pipe_program_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]:
     def candidates(ctx: RunContext) -> list[str]:
-        now = progress(ctx)
+        now = ctx.vars
         return [" " + p for p in dict.fromkeys(map(program_of, _pipes(vocabulary, ctx, now)))]
 
     return candidates
@@ -342,14 +362,14 @@ def pipe_program_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], li
 
 def pipe_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]:
     def candidates(ctx: RunContext) -> list[str]:
-        now = progress(ctx)
+        now = ctx.vars
         return [" " + s for s in _pipes(vocabulary, ctx, now) if program_of(s) == now.pipe_program]
 
     return candidates
 
 
 # -- transitions: small named conditions on the command so far -------------------------------------
-def _when(label: str, test: Callable[[Progress], bool]) -> Rule:
+def _when(label: str, test: Callable[[Established], bool]) -> Rule:
     return Rule(lambda ctx: test(ctx.vars), label)
 
 
@@ -360,10 +380,10 @@ PIPE_FOLLOWS = _when("a pipe follows", lambda now: bool(now.more))
 STAGE_PROGRAM_CHOSEN = _when("its program chosen", lambda now: now.pipe_program is not None)
 
 
-def _failed(ctx: RunContext[Progress]) -> bool:
+def _failed(ctx: RunContext[Established]) -> bool:
     """The last run failed, or printed nothing when the question asks for no change to the files."""
     last = ctx.vars.runs[-1]
-    return last.get("outcome") == "error" or (last.get("outcome") == "empty" and not asks_for_change(ctx.task))
+    return last.outcome == "error" or (last.outcome == "empty" and not asks_for_change(ctx.task))
 
 
 SUBMIT_NOW = Rule(lambda ctx: not _failed(ctx) or len(ctx.vars.runs) >= MAX_RUNS, "output, or no run left")
@@ -390,17 +410,20 @@ def _path_prompt(ctx: RunContext) -> str:
 def _command_prompt(ctx: RunContext) -> str:
     """``$`` and the command so far: nothing before Program and Head, through the stage being
     built and ``|`` before PipeProgram and Pipe."""
-    now = progress(ctx)
+    now = ctx.vars
     if ctx.state in ("Program", "Head"):
         return _transcript(ctx, "$")
     command = now.command + (" |" if ctx.state in ("PipeProgram", "Pipe") else "")
     return _transcript(ctx, f"$ {command}")
 
 
-def _pick(name: str, candidates: Callable[[RunContext], list[str]], chooser: ChoiceMethod,
-          *, normalization: Normalization = "sum", prompt: Callable[[RunContext], str] = _command_prompt) -> Pick:
+def _pick(name: str, candidates: Callable[[RunContext], list[str]], chooser: ChoiceMethod, choice: Choice,
+          writes: Sequence[str], *, normalization: Normalization = "sum",
+          prompt: Callable[[RunContext], str] = _command_prompt) -> Pick:
+    """The pick of one part; ``choice`` (an :class:`Established` method) says what the text picked
+    changes, ``writes`` which fields that may be."""
     return Pick(candidates, prompt=prompt, method=chooser, name=name, normalization=normalization,
-                when_empty="(none)")
+                when_empty="(none)", update=lambda ctx, text: choice(ctx.vars, text), writes=writes)
 
 
 def build_scoped(*, chooser: ChoiceMethod = "auto", max_turns: int = 10,
@@ -411,34 +434,38 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", max_turns: int = 10,
     every find head in ``vocabulary``, instead of as one of those heads. ``max_turns`` is
     the environment's action limit; other options (``max_tokens``, ``response_format``) do not
     apply: nothing is generated."""
-    choice = Update(record_choice, writes=[f.name for f in fields(Progress)])
-
-    def picking(name: str, pick: Pick, exits: list[tuple[Rule, str]]) -> State:
-        return State(name, outputs=[pick, choice], transitions=exits)
-
-    def acting(name: str, tool: Callable[[RunContext], ToolResult], exits: list[tuple[Rule, str]]) -> State:
-        return State(name, outputs=[CallTool(tool, name="bash", writes=choice.writes)], transitions=[(EPISODE_OVER, "End"), *exits])
+    def acting(name: str, tool: CallTool, exits: list[tuple[Rule, str]]) -> State:
+        return State(name, outputs=[tool], transitions=[(EPISODE_OVER, "End"), *exits])
 
     stage_end = [(PIPE_FOLLOWS, "PipeProgram"), (always(), "Run")]
     states = [
         acting("Init", initial_tool(vocabulary), [(always(), "Path")]),
-        picking("Path", _pick("path", path_candidates, chooser, normalization="mean", prompt=_path_prompt),
-                [(always(), "Program")]),
-        picking("Program", _pick("program", program_candidates(vocabulary), chooser),
-                [(NOTHING_LEFT, "Submit"), (always(), "Head")]),
-        picking("Head", _pick("head", head_candidates(vocabulary, compose=compose), chooser),
-                [(NOTHING_LEFT, "Submit"), *([(_clause_due(compose), "Clause")] if compose else []),
-                 (always(), "More")]),
-        *([picking("Clause", _pick("clause", clause_candidates(vocabulary), chooser),
-                   [(_clause_due(compose), "Clause"), (MORE_UNDECIDED, "More"), *stage_end])] if compose else []),
-        picking("More", _pick("more", lambda ctx: [END, PIPE], chooser), stage_end),
-        picking("PipeProgram", _pick("pipe-program", pipe_program_candidates(vocabulary), chooser),
-                [(STAGE_PROGRAM_CHOSEN, "Pipe"), (always(), "Run")]),
-        picking("Pipe", _pick("pipe", pipe_candidates(vocabulary), chooser), [(MORE_UNDECIDED, "More"), (always(), "Run")]),
-        acting("Run", run_command, [(SUBMIT_NOW, "Submit"), (_another_program(compose), "Program"), (always(), "Head")]),
-        acting("Submit", submit, [(always(), "End")]),
+        State("Path", outputs=[_pick("path", path_candidates, chooser, Established.choose_path, ["path"],
+                                     normalization="mean", prompt=_path_prompt)],
+              transitions=[(always(), "Program")]),
+        State("Program", outputs=[_pick("program", program_candidates(vocabulary), chooser, Established.choose_program,
+                                        PROGRAM_WRITES)],
+              transitions=[(NOTHING_LEFT, "Submit"), (always(), "Head")]),
+        State("Head", outputs=[_pick("head", head_candidates(vocabulary, compose=compose), chooser,
+                                     Established.choose_head, HEAD_WRITES)],
+              transitions=[(NOTHING_LEFT, "Submit"), *([(_clause_due(compose), "Clause")] if compose else []),
+                           (always(), "More")]),
+        *([State("Clause", outputs=[_pick("clause", clause_candidates(vocabulary), chooser, Established.add_clause,
+                                          ["more", "head", "clauses"])],
+                 transitions=[(_clause_due(compose), "Clause"), (MORE_UNDECIDED, "More"), *stage_end])]
+          if compose else []),
+        State("More", outputs=[_pick("more", lambda ctx: [END, PIPE], chooser, Established.choose_more, ["more"])],
+              transitions=stage_end),
+        State("PipeProgram", outputs=[_pick("pipe-program", pipe_program_candidates(vocabulary), chooser,
+                                            Established.choose_pipe_program, ["pipe_program", "more"])],
+              transitions=[(STAGE_PROGRAM_CHOSEN, "Pipe"), (always(), "Run")]),
+        State("Pipe", outputs=[_pick("pipe", pipe_candidates(vocabulary), chooser, Established.add_pipe,
+                                     ["pipes", "pipe_program", "more"])],
+              transitions=[(MORE_UNDECIDED, "More"), (always(), "Run")]),
+        acting("Run", RUN, [(SUBMIT_NOW, "Submit"), (_another_program(compose), "Program"), (always(), "Head")]),
+        acting("Submit", SUBMIT, [(always(), "End")]),
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("-compose" if compose else "") + ("" if chooser in ("auto", "score") else f"-{chooser}")
-    return Flow(name=name, initial="Init", states=states, vars=Progress,
+    return Flow(name=name, initial="Init", states=states, vars=Established,
                 max_turns=transitions_for(max_turns, per_action=8, outside=10))

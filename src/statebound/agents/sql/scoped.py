@@ -23,8 +23,12 @@ the schema items, one :class:`~statebound.flow.Pick` at a time:
   actions last.
 
 The run's state is typed (:class:`~statebound.agents.sql.progress.Established`, the flow
-variables): tools write it with their results, picks with the ``Update`` after them; each state's
-exits are small named conditions on it, listed in the order of the parts.
+variables), and every state declares what it writes: each tool returns the fields it establishes
+(``ToolResult(update=...)``), each pick writes its own (``Pick(into=)``, or ``update=`` appending
+the part chosen). The conditions, candidates and prompts read a view of it
+(:class:`~statebound.agents.sql.progress.Progress`). The query's parts are one
+:func:`~statebound.flow.first_due` pipeline: the first part due is next, else ``Run``; each part's
+state enters it at its own part or further on.
 
 Each pick scores its candidates after a short prompt and calibrates by the same prompt without
 the question (``Pick(baseline=...)``): picking the gold table this way is right for 65 % of easy
@@ -35,37 +39,36 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
-from dataclasses import fields
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from statebound.agents.budget import actions_allowed, transitions_for
 from statebound.agents.question_text import singular_forms
 from statebound.agents.sql.progress import (
+    TABLE_START,
     Established,
     Progress,
-    after_action,
-    after_pick,
     conditions_for_literal,
+    stored_value,
 )
 from statebound.agents.sql.sketch import columns_of, lookup_sql, parse_rows, quote
 from statebound.agents.sql.tools import act
 from statebound.flow import (
     CallTool,
     ChoiceMethod,
+    FirstDue,
     Flow,
     Pick,
-    Picked,
     Rule,
     RunContext,
     State,
     ToolResult,
-    Update,
     always,
+    first_due,
 )
 from statebound.llm.base import Message
 
-__all__ = ["SYSTEM", "build_scoped", "progress"]
+__all__ = ["DESCRIBE", "LOOK_UP", "RUN", "SHOW_TABLES", "SUBMIT", "SYSTEM", "build_scoped", "progress"]
 
 SYSTEM = "You are an expert on SQL databases. Answer with one item only."
 # how much of the baseline each choice subtracts (Pick.baseline_weight; 1 unless named): measured
@@ -80,45 +83,49 @@ def progress(ctx: RunContext[Established]) -> Progress:
     return Progress.of(ctx.vars, ctx.task)
 
 
-# -- tools: the environment's side -------------------------------------------------------------
-def _established(ctx: RunContext[Established], output: str, data: dict[str, Any], *, ok: bool = True) -> ToolResult:
-    """A tool's result, with the flow variables it changes (:func:`after_action`)."""
-    return ToolResult(output, ok=ok, data=data, update=after_action(ctx.vars, data))
+# -- tools: the environment's side; each returns the fields it establishes --------------------
+ACTED = ("actions", "done")  # what every tool that acts writes
 
 
-def _with(ctx: RunContext[Established], result: ToolResult, **data: Any) -> ToolResult:
-    return _established(ctx, result.output, {**(result.data or {}), **data}, ok=result.ok)
+def _acted(ctx: RunContext[Established], result: ToolResult, update: Mapping[str, Any], **data: Any) -> ToolResult:
+    """``result`` of an action sent to the environment, with the fields it establishes
+    (``update``) and the counters every action changes (:data:`ACTED`)."""
+    counted = {"actions": ctx.vars.actions + 1, "done": bool(result.data["done"])}
+    return ToolResult(result.output, ok=result.ok, data={**result.data, **data}, update={**counted, **update})
 
 
-def show_tables(ctx: RunContext) -> ToolResult:
+def show_tables(ctx: RunContext[Established]) -> ToolResult:
     result = act(ctx, "execute[SHOW TABLES]")
-    rows = parse_rows(result.output) or []
-    return _with(ctx, result, part="tables", tables=[str(row[0]) for row in rows if row])
+    tables = [str(row[0]) for row in parse_rows(result.output) or [] if row]
+    return _acted(ctx, result, {"tables": tuple(tables)}, tables=tables)
 
 
-def describe(ctx: RunContext) -> ToolResult:
+def describe(ctx: RunContext[Established]) -> ToolResult:
     """DESC the chosen table, or the joined one once the first is described."""
-    now = progress(ctx)
-    table = (now.join if now.join is not None and now.columns is not None else now.table) or ""
+    now = ctx.vars
+    joining = now.join is not None and now.columns is not None
+    table, into = (now.join or "", "join_columns") if joining else (now.table or "", "columns")
     if table in now.described:  # a table joined without a key, chosen next: no second DESC
         columns = now.described[table]
-        return _established(ctx, f"Columns of {table}: {', '.join(c.name for c in columns)}",
-                            {"part": "columns", "columns": [[c.name, c.type] for c in columns]})
+        return ToolResult(f"Columns of {table}: {', '.join(c.name for c in columns)}",
+                          data={"columns": [[c.name, c.type] for c in columns]}, update={into: columns})
     result = act(ctx, f"execute[DESC {quote(table)}]")
     columns = columns_of(parse_rows(result.output) or [])
-    return _with(ctx, result, part="columns", columns=[[c.name, c.type] for c in columns])
+    return _acted(ctx, result, {into: columns, "described": {**now.described, table: columns}},
+                  columns=[[c.name, c.type] for c in columns])
 
 
-def look_up(ctx: RunContext) -> ToolResult:
+def look_up(ctx: RunContext[Established]) -> ToolResult:
     """Which text columns hold the question's values: in the chosen table, or (once joined) the
     values it lacks in the joined table."""
     now = progress(ctx)
-    in_join = now.joined and now.found is not None
-    table, columns = (now.join, now.join_columns) if in_join else (now.table, now.columns)
+    in_join = now.joined and now.vars.found is not None
+    table, columns = (now.vars.join, now.vars.join_columns) if in_join else (now.vars.table, now.vars.columns)
+    into = "join_found" if in_join else "found"
     text_columns = [c.name for c in columns or () if not c.numeric]
     literals = now.missing if in_join else now.values
     if not text_columns:
-        return _established(ctx, "no text columns to look in", {"part": "lookup", "found": []})
+        return ToolResult("no text columns to look in", data={"found": []}, update={into: ()})
     phrases = list(dict.fromkeys(p for literal in literals for p in _phrases(literal)))
     result = act(ctx, f"execute[{lookup_sql(table or '', text_columns, phrases)}]")
     found = []
@@ -126,7 +133,8 @@ def look_up(ctx: RunContext) -> ToolResult:
         for literal in literals:
             if any(p.lower() in str(value).lower() for p in _phrases(literal)):
                 found.append([literal, column, value])
-    return _with(ctx, result, part="lookup", found=found)
+    stored = tuple((literal, column, stored_value(value)) for literal, column, value in found)
+    return _acted(ctx, result, {into: stored}, found=found)
 
 
 def _phrases(literal: str) -> list[str]:
@@ -136,16 +144,39 @@ def _phrases(literal: str) -> list[str]:
     return [literal]
 
 
-def run_query(ctx: RunContext) -> ToolResult:
+def run_query(ctx: RunContext[Established]) -> ToolResult:
     sql = progress(ctx).sketch().sql()
     result = act(ctx, f"execute[{sql}]")
     rows = parse_rows(result.output)
     empty = not rows or (len(rows) == 1 and all(value is None for value in rows[0]))
-    return _with(ctx, result, part="run", query=sql, empty=empty)
+    return _acted(ctx, result, {"no_rows": empty}, query=sql, empty=empty)
 
 
-def submit(ctx: RunContext) -> ToolResult:
-    return _with(ctx, act(ctx, "submit"))
+def submit(ctx: RunContext[Established]) -> ToolResult:
+    return _acted(ctx, act(ctx, "submit"), {})
+
+
+# the tools as the states call them, each with the fields it writes
+SHOW_TABLES = CallTool(show_tables, name="sql", writes=("tables", *ACTED))
+DESCRIBE = CallTool(describe, name="sql", writes=("columns", "join_columns", "described", *ACTED))
+LOOK_UP = CallTool(look_up, name="sql", writes=("found", "join_found", *ACTED))
+RUN = CallTool(run_query, name="sql", writes=("no_rows", *ACTED))
+SUBMIT = CallTool(submit, name="sql", writes=ACTED)
+
+
+# -- picks: what each choice writes ------------------------------------------------------------
+def start_table(ctx: RunContext[Established], table: str | None) -> dict[str, Any]:
+    """The table pick: another table starts over (nothing chosen: nothing changes)."""
+    return {} if table is None else ctx.vars.start_table(table)
+
+
+def appending(field: str) -> dict[str, Any]:
+    """What a part's pick declares (``Pick(update=, writes=)``): its text is appended to
+    ``field`` (nothing chosen: nothing changes)."""
+    def append(ctx: RunContext[Established], text: str | None) -> dict[str, Any]:
+        return {} if text is None else {field: (*getattr(ctx.vars, field), text)}
+
+    return {"update": append, "writes": (field,)}
 
 
 # -- candidates: what each choice is among ----------------------------------------------------
@@ -164,7 +195,8 @@ def tier(names: list[str], words: str, *, named_first: bool) -> list[str]:
 
 def table_candidates(ctx: RunContext, *, named_first: bool = False) -> list[str]:
     now = progress(ctx)
-    left = [t for t in now.tables if t not in now.tried_tables and t != now.table] or list(now.tables)
+    tables, tried = now.vars.tables, now.vars.tried_tables
+    left = [t for t in tables if t not in tried and t != now.vars.table] or list(tables)
     return tier(left, now.question, named_first=named_first)
 
 
@@ -175,7 +207,7 @@ def answer_candidates(ctx: RunContext, *, named_first: bool = False) -> list[str
     columns = now.column_texts()
     if now.reading.aggregates:
         columns = [(t, c) for t, c in columns if c.comparable and not _is_id(c.name)] or columns
-    used = set(now.chosen("answer")) | {_column_of(c) for c in now.literal_conditions().values()}
+    used = set(now.vars.answers) | {_column_of(c) for c in now.literal_conditions().values()}
     return tier([t for t, _ in columns if t not in used] or [t for t, _ in columns],
                 now.reading.answer_words, named_first=named_first)
 
@@ -194,7 +226,7 @@ def _column_of(condition: str) -> str:
 
 def group_candidates(ctx: RunContext, *, named_first: bool = False) -> list[str]:
     now = progress(ctx)
-    return tier([t for t, _ in now.column_texts() if t not in now.chosen("answer")], _group_words(now),
+    return tier([t for t, _ in now.column_texts() if t not in now.vars.answers], _group_words(now),
                 named_first=named_first)
 
 
@@ -211,7 +243,7 @@ def match_candidates(ctx: RunContext) -> list[str]:
     literal = _pending_literal(now)
     if literal is None:
         return []
-    tried = set(now.chosen("match"))
+    tried = set(now.vars.matches)
     return [c for c in conditions_for_literal(now, literal) if c not in tried]
 
 
@@ -221,7 +253,7 @@ def compare_candidates(ctx: RunContext) -> list[str]:
     if index is None:
         return []
     comparison = now.reading.numbers[index]
-    tried = set(now.chosen("compare"))
+    tried = set(now.vars.compares)
     columns = [(t, c) for t, c in now.column_texts() if c.comparable] or now.column_texts()
     return [text for t, _ in columns if (text := f"{now.ref(t)} {comparison.op} {comparison.value}") not in tried]
 
@@ -229,20 +261,21 @@ def compare_candidates(ctx: RunContext) -> list[str]:
 def join_candidates(ctx: RunContext) -> list[str]:
     """The tables the question's words name (when they name one), else every other table."""
     now = progress(ctx)
-    return _tables_named_elsewhere(now) or [t for t in now.tables if t != now.table and t not in now.tried_tables]
+    others = [t for t in now.vars.tables if t != now.vars.table and t not in now.vars.tried_tables]
+    return _tables_named_elsewhere(now) or others
 
 
 def key_candidates(ctx: RunContext) -> list[str]:
     now = progress(ctx)
-    return [key.text(now.table or "", now.join or "") for key in now.keys()]
+    return [key.text(now.vars.table or "", now.vars.join or "") for key in now.keys()]
 
 
 def _tables_named_elsewhere(now: Progress) -> list[str]:
     """Other tables named by the words of the answer, the group, the order or what is counted,
     where those words name no column of the chosen table ("for each stadium" asked of
     ``concert``, "how many concerts" of ``stadium``)."""
-    columns = [c.name for c in now.columns or ()]
-    others = [t for t in now.tables if t != now.table]
+    columns = [c.name for c in now.vars.columns or ()]
+    others = [t for t in now.vars.tables if t != now.vars.table]
     found: list[str] = []
     for words in (now.reading.answer_words, _group_words(now), now.reading.sort_words, now.reading.counted_words):
         if words and not named(columns, words):
@@ -257,7 +290,7 @@ def _pending_literal(now: Progress) -> str | None:
     missing = [lit for lit in now.literals if lit not in chosen]
     if missing:
         return missing[0]
-    tried = set(now.chosen("match"))
+    tried = set(now.vars.matches)
     open_ = [lit for lit in now.literals if any(c not in tried for c in conditions_for_literal(now, lit))]
     return open_[-1] if open_ else None
 
@@ -274,14 +307,15 @@ def _pending_number(now: Progress) -> int | None:
 def _may_try_another_table(now: Progress, *, max_actions: int) -> bool:
     """Another table may be chosen: one is left, fewer than MAX_TABLES were tried, and the
     environment's actions suffice to describe it and run a query."""
-    return len(now.tried_tables) + 1 < MAX_TABLES and now.actions + 3 < max_actions and len(now.tables) > 1
+    tried, actions, tables = now.vars.tried_tables, now.vars.actions, now.vars.tables
+    return len(tried) + 1 < MAX_TABLES and actions + 3 < max_actions and len(tables) > 1
 
 
 def _wants_join(now: Progress, *, max_actions: int) -> bool:
     """No table joined yet, the chosen one lacks a value or a named table, and the environment's
     actions suffice to describe another table, look in it, run and submit."""
-    return (now.join is None and bool(now.missing or _tables_named_elsewhere(now))
-            and len(now.tables) > 1 and now.actions + 4 < max_actions)
+    return (now.vars.join is None and bool(now.missing or _tables_named_elsewhere(now))
+            and len(now.vars.tables) > 1 and now.vars.actions + 4 < max_actions)
 
 
 def _when(label: str, test: Callable[[Progress], bool]) -> Rule:
@@ -290,43 +324,44 @@ def _when(label: str, test: Callable[[Progress], bool]) -> Rule:
 
 
 EPISODE_OVER = Rule(lambda ctx: ctx.vars.done, "episode over")
-VALUES_TO_LOOK_UP = _when("values to look up", lambda now: bool(now.values) and now.found is None)
-KEY_TO_CHOOSE = _when("key to choose", lambda now: now.join is not None and now.key is None and bool(now.keys()))
+VALUES_TO_LOOK_UP = _when("values to look up", lambda now: bool(now.values) and now.vars.found is None)
+KEY_TO_CHOOSE = _when("key to choose",
+                      lambda now: now.vars.join is not None and now.vars.key is None and bool(now.keys()))
 VALUES_IN_JOIN = _when("values to look up in the joined table",
-                       lambda now: now.joined and bool(now.missing) and now.join_found is None)
+                       lambda now: now.joined and bool(now.missing) and now.vars.join_found is None)
 MATCH_DUE = _when("a value without a condition", lambda now: any(lit not in now.literal_conditions() for lit in now.literals))
-GROUP_DUE = _when("group to choose", lambda now: now.grouped and not now.chosen("group"))
+GROUP_DUE = _when("group to choose", lambda now: now.grouped and not now.vars.groups)
 COMPARE_DUE = _when("a number without a condition",
                     lambda now: len(now.number_conditions()) < len(now.reading.numbers))
 SORT_DUE = _when("order to choose", lambda now: bool(now.reading.sort or (now.reading.superlative and not now.reading.by_count))
-                 and not now.chosen("sort"))
+                 and not now.vars.sorts)
 
 
 def _answer_due(named_first: bool) -> Rule:
     def due(ctx: RunContext[Established]) -> bool:
         now = progress(ctx)
-        return len(now.chosen("answer")) < now.answers_needed and bool(answer_candidates(ctx, named_first=named_first))
+        return len(now.vars.answers) < now.answers_needed and bool(answer_candidates(ctx, named_first=named_first))
 
     return Rule(due, "answer column to choose")
 
 
-def _query_parts(answer_due: Rule) -> list[tuple[Rule, str]]:
-    """The parts of the query after the tables, in order; the first one due is next, else Run."""
-    return [(MATCH_DUE, "Match"), (answer_due, "Answer"), (GROUP_DUE, "Group"), (COMPARE_DUE, "Compare"),
-            (SORT_DUE, "Sort"), (always(), "Run")]
+def _query_parts(answer_due: Rule) -> FirstDue:
+    """The parts of the query after the tables, in order: the first one due is next, else Run."""
+    return first_due([("Match", MATCH_DUE), ("Answer", answer_due), ("Group", GROUP_DUE), ("Compare", COMPARE_DUE),
+                      ("Sort", SORT_DUE)], otherwise="Run", name="query part")
 
 
 def _revisions(max_actions: int) -> list[tuple[Rule, str]]:
     """After a query: rows end the episode; no rows, NULLs only or an error revise the part most
     likely wrong (another condition for a value, another column for a number, another table)."""
     def rows_or_out_of_actions(ctx: RunContext[Established]) -> bool:
-        return not ctx.vars.runs[-1].get("empty") or ctx.vars.actions >= max_actions - 1
+        return not ctx.vars.no_rows or ctx.vars.actions >= max_actions - 1
 
     return [(EPISODE_OVER, "End"),
             (Rule(rows_or_out_of_actions, "rows, or the last action"), "Submit"),
-            (Rule(lambda ctx: bool(match_candidates(ctx)) and bool(ctx.vars.choices.get("match")),
+            (Rule(lambda ctx: bool(match_candidates(ctx)) and bool(ctx.vars.matches),
                   "another condition for a value"), "Match"),
-            (Rule(lambda ctx: bool(compare_candidates(ctx)) and bool(ctx.vars.choices.get("compare")),
+            (Rule(lambda ctx: bool(compare_candidates(ctx)) and bool(ctx.vars.compares),
                   "another column for a number"), "Compare"),
             (_when("another table", functools.partial(_may_try_another_table, max_actions=max_actions)), "Table"),
             (always(), "Submit")]
@@ -344,10 +379,10 @@ def _prompt(ask: str, focus: Focus | None, *, schema: bool = True) -> tuple[
     def build(ctx: RunContext, *, blind: bool) -> list[Message]:
         now = progress(ctx)
         lines = []
-        if schema and now.table is not None:
-            lines.append(f"Table {now.table} has columns: {', '.join(c.name for c in now.columns or ())}")
-            if now.join is not None and now.join_columns is not None:
-                lines.append(f"Table {now.join} has columns: {', '.join(c.name for c in now.join_columns)}")
+        if schema and now.vars.table is not None:
+            lines.append(f"Table {now.vars.table} has columns: {', '.join(c.name for c in now.vars.columns or ())}")
+            if now.vars.join is not None and now.vars.join_columns is not None:
+                lines.append(f"Table {now.vars.join} has columns: {', '.join(c.name for c in now.vars.join_columns)}")
         lines.append(f"Question: {'N/A' if blind else ctx.task}")
         words = focus(now) if focus is not None else ""
         if words:
@@ -359,10 +394,11 @@ def _prompt(ask: str, focus: Focus | None, *, schema: bool = True) -> tuple[
 
 
 def _pick(name: str, candidates: Callable[[RunContext], list[str]], ask: str, chooser: ChoiceMethod,
-          *, focus: Focus | None = None, schema: bool = True) -> Pick:
+          *, focus: Focus | None = None, schema: bool = True, **writes: Any) -> Pick:
+    """The pick of one part; ``writes``: what it writes (``into=``, or ``update=`` and ``writes=``)."""
     prompt, baseline = _prompt(ask, focus, schema=schema)
     return Pick(candidates, prompt=prompt, baseline=baseline, baseline_weight=CALIBRATION.get(name, 1.0),
-                method=chooser, name=name, when_empty="(none)")
+                method=chooser, name=name, when_empty="(none)", **writes)
 
 
 def _group_words(now: Progress) -> str:
@@ -396,41 +432,40 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", named_first: bool = False, m
     values_elsewhere = _when("the values are in none of its columns", lambda now: bool(now.values) and not now.all_found()
                              and _may_try_another_table(now, max_actions=max_turns))
     parts = _query_parts(_answer_due(named_first))
-    choice = Update(record_choice, writes=[f.name for f in fields(Established)])
 
-    def picking(name: str, pick: Pick, exits: list[tuple[Rule, str]]) -> State:
-        return State(name, outputs=[pick, choice], transitions=exits)
-
-    def acting(name: str, tool: Callable[[RunContext], ToolResult], exits: list[tuple[Rule, str]]) -> State:
-        return State(name, outputs=[CallTool(tool, name="sql", writes=choice.writes)], transitions=[(EPISODE_OVER, "End"), *exits])
+    def acting(name: str, tool: CallTool, exits: list[tuple[Rule, str] | FirstDue]) -> State:
+        return State(name, outputs=[tool], transitions=[(EPISODE_OVER, "End"), *exits])
 
     states = [
-        acting("Init", show_tables, [(always(), "Table")]),
-        picking("Table", _pick("table", among(table_candidates), "Table:", chooser, schema=False),
-                [(always(), "Describe")]),
-        acting("Describe", describe, [(VALUES_TO_LOOK_UP, "Lookup"), (join_due, "Join"), (KEY_TO_CHOOSE, "Key"),
-                                      (values_elsewhere, "Table"), *parts]),
-        acting("Lookup", look_up, [(join_due, "Join"), (values_elsewhere, "Table"), *parts]),
-        picking("Join", _pick("join", join_candidates, "Join with table:", chooser), [(always(), "Describe")]),
-        picking("Key", _pick("key", key_candidates, "Join on:", chooser), [(VALUES_IN_JOIN, "Lookup"), *parts]),
-        picking("Match", _pick("match", match_candidates, "Condition:", chooser), parts),
-        picking("Answer", _pick("answer", among(answer_candidates), "Column:", chooser,
-                                focus=lambda n: n.reading.answer_words), parts[1:]),
-        picking("Group", _pick("group", among(group_candidates), "Group rows by column:", chooser,
-                               focus=_group_words), parts[3:]),
-        picking("Compare", _pick("compare", compare_candidates, "Condition:", chooser, focus=_number_words), parts[3:]),
-        picking("Sort", _pick("sort", among(sort_candidates), "Sort rows by column:", chooser,
-                              focus=lambda n: n.reading.sort_words), parts[5:]),
-        State("Run", outputs=[CallTool(run_query, name="sql", writes=choice.writes)], transitions=_revisions(max_turns)),
-        State("Submit", outputs=[CallTool(submit, name="sql", writes=choice.writes)], transitions=[(always(), "End")]),
+        acting("Init", SHOW_TABLES, [(always(), "Table")]),
+        State("Table", outputs=[_pick("table", among(table_candidates), "Table:", chooser, schema=False,
+                                      update=start_table, writes=TABLE_START)],
+              transitions=[(always(), "Describe")]),
+        acting("Describe", DESCRIBE, [(VALUES_TO_LOOK_UP, "Lookup"), (join_due, "Join"), (KEY_TO_CHOOSE, "Key"),
+                                      (values_elsewhere, "Table"), parts]),
+        acting("Lookup", LOOK_UP, [(join_due, "Join"), (values_elsewhere, "Table"), parts]),
+        State("Join", outputs=[_pick("join", join_candidates, "Join with table:", chooser, into="join")],
+              transitions=[(always(), "Describe")]),
+        State("Key", outputs=[_pick("key", key_candidates, "Join on:", chooser, into="key")],
+              transitions=[(VALUES_IN_JOIN, "Lookup"), parts]),
+        State("Match", outputs=[_pick("match", match_candidates, "Condition:", chooser, **appending("matches"))],
+              transitions=[parts]),
+        State("Answer", outputs=[_pick("answer", among(answer_candidates), "Column:", chooser, **appending("answers"),
+                                       focus=lambda n: n.reading.answer_words)],
+              transitions=[parts.starting_at("Answer")]),
+        State("Group", outputs=[_pick("group", among(group_candidates), "Group rows by column:", chooser,
+                                      **appending("groups"), focus=_group_words)],
+              transitions=[parts.starting_at("Compare")]),  # an empty group pick must not come back here
+        State("Compare", outputs=[_pick("compare", compare_candidates, "Condition:", chooser, **appending("compares"),
+                                        focus=_number_words)],
+              transitions=[parts.starting_at("Compare")]),
+        State("Sort", outputs=[_pick("sort", among(sort_candidates), "Sort rows by column:", chooser,
+                                     **appending("sorts"), focus=lambda n: n.reading.sort_words)],
+              transitions=[(always(), "Run")]),
+        State("Run", outputs=[RUN], transitions=_revisions(max_turns)),
+        State("Submit", outputs=[SUBMIT], transitions=[(always(), "End")]),
         State("End", final=True),
     ]
     name = "stateflow-scoped" + ("-named" if named_first else "") + ("" if chooser in ("auto", "score") else f"-{chooser}")
     return Flow(name=name, initial="Init", states=states, vars=Established,
                 max_turns=transitions_for(max_turns, per_action=4, outside=10))
-
-
-def record_choice(ctx: RunContext[Established]) -> dict[str, Any]:
-    """What the pick just made establishes (:func:`after_pick`)."""
-    picked = Picked.from_entry(ctx.history[-1])
-    return {} if picked is None else after_pick(ctx.vars, picked)

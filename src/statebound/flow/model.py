@@ -126,7 +126,7 @@ class Flow(Machine, Generic[VarsT, DepsT]):
         thread: str,
         *,
         checkpointer: Checkpointer,
-        input: str | None = None,  # noqa: A002 - the name the docs promise
+        input: str | Mapping[str, str] | None = None,  # noqa: A002 - the name the docs promise
         llm: LLM | None = None,
         deps: DepsT | None = None,
         on_event: EventCallback | Sequence[EventCallback] | None = None,
@@ -134,7 +134,9 @@ class Flow(Machine, Generic[VarsT, DepsT]):
         on_token: Callable[[TokenDelta], None] | None = None,
     ) -> RunResult[VarsT]:
         """Continue the stored ``thread`` from its last checkpoint. ``input`` answers the question
-        a paused thread waits on (``result.pending``); a finished thread returns its result."""
+        a paused thread waits on (``result.pending``), or, paused in parallel branches or sub-machines,
+        answers some or all of their questions by id (``{id: answer}``: :mod:`statebound.flow.pauses`);
+        a finished thread returns its result."""
         options = self._options(llm, deps, on_event, record_events, on_token, None)
         return await run_thread(self, thread, store=checkpointer, options=options, reply=input)
 
@@ -170,7 +172,7 @@ class Flow(Machine, Generic[VarsT, DepsT]):
         thread: str,
         *,
         checkpointer: Checkpointer,
-        input: str | None = None,  # noqa: A002
+        input: str | Mapping[str, str] | None = None,  # noqa: A002
         llm: LLM | None = None,
         deps: DepsT | None = None,
         on_event: EventCallback | Sequence[EventCallback] | None = None,

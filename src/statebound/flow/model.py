@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mappin
 from typing import Any, Generic, TypeVar, overload
 
 from statebound.errors import DefinitionError
-from statebound.flow import draw
+from statebound.flow import draw_nested
 from statebound.flow.context import DepsT
 from statebound.flow.engine import FlowRun, RunOptions, stream, token_pieces
 from statebound.flow.events import TokenDelta
@@ -208,12 +208,13 @@ class Flow(Machine, Generic[VarsT, DepsT]):
         return checkpointer.fork(thread, at=at, thread=new, edit=edit, vars=data)
 
     # ---- drawing -------------------------------------------------------------------------
-    def to_mermaid(self, *, reads_writes: bool = False) -> str:
+    def to_mermaid(self, *, reads_writes: bool = False, nested: bool = True) -> str:
         """A Mermaid ``stateDiagram-v2`` of the states and transitions (``reads_writes``: with the
-        flow variables each state reads and writes)."""
-        return draw.to_mermaid(self, reads_writes=reads_writes)
+        flow variables each state reads and writes; ``nested=False``: sub-machines collapsed into
+        their states)."""
+        return draw_nested.to_mermaid(self, reads_writes=reads_writes, nested=nested)
 
-    def to_dot(self, *, reads_writes: bool = False) -> str:
-        """A Graphviz DOT digraph of the states and transitions (``reads_writes``: as for
-        :meth:`to_mermaid`)."""
-        return draw.to_dot(self, reads_writes=reads_writes)
+    def to_dot(self, *, reads_writes: bool = False, nested: bool = True) -> str:
+        """A Graphviz DOT digraph of the states and transitions (``reads_writes``, ``nested``: as
+        for :meth:`to_mermaid`)."""
+        return draw_nested.to_dot(self, reads_writes=reads_writes, nested=nested)

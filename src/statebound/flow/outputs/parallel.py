@@ -39,14 +39,14 @@ from statebound.flow.states import State
 from statebound.flow.var_types import element_type, fits, type_name
 from statebound.flow.variables import VarsSpec
 
-__all__ = ["Branch", "FanOut", "OnError", "Parallel"]
+__all__ = ["Branch", "Branches", "FanOut", "OnError", "Parallel"]
 
 Branch = Sub | Output | Sequence[Output]
 OnError = Literal["fail", "skip"]
 Planned = tuple[str, Sub, dict[str, Any]]  # a branch's key, what it runs, its starting fields besides the projected
 
 
-class _Branches(Nested):
+class Branches(Nested):
     """What :class:`Parallel` and :class:`FanOut` share: running, merging, the checks of both."""
 
     __slots__ = ("limit", "merge", "on_error", "reads", "writes")
@@ -64,8 +64,8 @@ class _Branches(Nested):
         """The branches to run now, in their declared order."""
 
     @abstractmethod
-    def _writers(self) -> list[tuple[str, Sub]]:
-        """Each kind of branch, by key: what writes the variables."""
+    def subs(self) -> list[tuple[str, Sub]]:
+        """What its branches run, by key (a fan-out's one ``Sub`` under ``*``)."""
 
     async def run(self, ctx: RunContext[Any, Any]) -> None:
         reply, ctx.reply = ctx.reply, None
@@ -130,7 +130,7 @@ class _Branches(Nested):
             problems.append(f"{where} limit must be at least 1 (or None: every branch at once), got {self.limit!r}")
         if self.on_error not in ("fail", "skip"):
             problems.append(f"{where} on_error must be 'fail' or 'skip', got {self.on_error!r}")
-        for _, sub in self._writers():
+        for _, sub in self.subs():
             problems += sub.projection.problems(where, vars, sub.flow.vars, reduced=self.merge)
         return problems + self._merge_problems(where, vars)
 
@@ -138,7 +138,7 @@ class _Branches(Nested):
         """Fields written by more than one branch without a reducer; reducers that are none, or
         of the wrong type, or for fields no branch writes."""
         writers: dict[str, list[tuple[str, Sub]]] = {}
-        for key, sub in self._writers():
+        for key, sub in self.subs():
             for field in sub.writes:
                 writers.setdefault(field, []).append((key, sub))
         problems = [self._unreduced(where, field, [key for key, _ in found])
@@ -171,7 +171,7 @@ def _reducer_problem(reducer: Reducer, field_type: Any, sub: Sub, field: str) ->
     return reducer.problem(field_type, child.fields[child_field])
 
 
-class Parallel(_Branches):
+class Parallel(Branches):
     """A fixed set of branches run at once (module docstring): ``branches`` maps each branch's
     key to a :class:`Sub`, an output function, or a list of output functions."""
 
@@ -202,9 +202,9 @@ class Parallel(_Branches):
         return f"Parallel({', '.join(self._given)})"
 
     def children(self) -> Sequence[Child]:
-        return [Child(key, sub.flow) for key, sub in self._writers()]
+        return [Child(key, sub.flow) for key, sub in self.subs()]
 
-    def _writers(self) -> list[tuple[str, Sub]]:
+    def subs(self) -> list[tuple[str, Sub]]:
         return [(key, self._subs[key]) for key in self._given if key in self._subs]
 
     def problems_in(self, state: str, vars: VarsSpec | None) -> list[str]:  # noqa: A002
@@ -214,7 +214,7 @@ class Parallel(_Branches):
         return super().problems_in(state, vars)
 
     def _planned(self, ctx: RunContext[Any, Any]) -> list[Planned]:
-        return [(key, sub, {}) for key, sub in self._writers()]
+        return [(key, sub, {}) for key, sub in self.subs()]
 
 
 def _wrapped(key: str, branch: Output | Sequence[Output], vars: VarsSpec | None) -> Sub:  # noqa: A002
@@ -229,7 +229,7 @@ def _wrapped(key: str, branch: Output | Sequence[Output], vars: VarsSpec | None)
     return Sub(flow, vars_in={field: field for field in fields}, vars_out={field: field for field in writes})
 
 
-class FanOut(_Branches):
+class FanOut(Branches):
     """One branch per item of the list variable ``over`` (module docstring): ``branch`` runs on
     each, the item in its flow's field ``item``; every field it writes needs a reducer."""
 
@@ -251,7 +251,7 @@ class FanOut(_Branches):
     def children(self) -> Sequence[Child]:
         return [Child("*", self.branch.flow)]
 
-    def _writers(self) -> list[tuple[str, Sub]]:
+    def subs(self) -> list[tuple[str, Sub]]:
         return [("*", self.branch)]
 
     def _shared(self, writers: list[tuple[str, Sub]]) -> bool:

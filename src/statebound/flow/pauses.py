@@ -16,7 +16,7 @@ from typing import Any
 from statebound.errors import DefinitionError
 from statebound.flow.result import RunResult
 
-__all__ = ["Answers", "answers_for", "listing", "questions", "read_listing"]
+__all__ = ["Answers", "answers_for", "listing", "misfit", "questions", "read_listing"]
 
 Answers = str | Mapping[str, str] | None  # what resumes a pause: text, or answers by id
 HEADER = "questions wait, each with its id (answer with input={id: answer}, or text when one waits):"
@@ -54,6 +54,21 @@ def questions(result: RunResult[Any]) -> dict[str, str]:
     if pending is None:
         return {}
     return read_listing(pending) or {"": pending}
+
+
+def misfit(pending: str, answers: Answers) -> str | None:
+    """Why ``answers`` cannot answer a run that waits on ``pending`` (None: they can), so a
+    resume is refused before anything runs."""
+    waiting = read_listing(pending)
+    if waiting is None:
+        return None if not isinstance(answers, Mapping) else "it waits on one question: answer it with text"
+    if isinstance(answers, str):
+        return None if len(waiting) == 1 else (f"{len(waiting)} questions wait ({', '.join(waiting)}); answer each "
+                                               "by its id: input={id: answer}")
+    unknown = [pause for pause in answers or {} if pause not in waiting]
+    if unknown:
+        return f"no question waits with the id {unknown[0]!r}; those waiting: {', '.join(waiting)}"
+    return None
 
 
 def answers_for(answers: Answers, keys: Collection[str], waiting: Collection[str]) -> dict[str, Answers]:

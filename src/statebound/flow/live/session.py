@@ -28,7 +28,7 @@ from statebound.flow.live.records import StoredCheckpoint, ThreadRecord
 from statebound.flow.live.signature import differences, signature
 from statebound.flow.live.store import Checkpointer
 from statebound.flow.machine import Machine
-from statebound.flow.pauses import Answers
+from statebound.flow.pauses import Answers, misfit
 from statebound.flow.result import ExitReason, RunResult
 from statebound.flow.tool_calls import call_record, calls_in_progress
 
@@ -90,6 +90,8 @@ async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpoint
         return _stored_result(machine, folded)
     if folded.kind == "intent" or (waiting and reply is None):
         return _ask(machine, store, thread, folded)
+    if waiting and reply is not None and (wrong := misfit(folded.pending or "", reply)) is not None:
+        raise CheckpointError(f"thread {thread!r}: {wrong}")
     snapshot = folded.resume_from
     if waiting and reply is not None:  # (waiting without a reply was answered above)
         snapshot = dataclasses.replace(snapshot, reply=reply) if folded.tool is None else \

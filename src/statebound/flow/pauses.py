@@ -74,25 +74,29 @@ def misfit(pending: str, answers: Answers) -> str | None:
 def answers_for(answers: Answers, keys: Collection[str], waiting: Collection[str]) -> dict[str, Answers]:
     """Route a resumed run's answers to the branches that wait (``keys``: every branch's id,
     ``waiting``: those paused): an id names a branch (its answer is text) or a pause inside it
-    (its answers go on, by the rest of the id). Text answers the one branch that waits."""
+    (its answers go on, by the rest of the id). Text answers the one branch that waits. An answer
+    for a branch that no longer waits is dropped: a run that died after handing it over left it
+    stored in that branch, which goes on from there."""
     if answers is None:
         return {}
     if isinstance(answers, str):
-        if len(waiting) != 1:
-            raise DefinitionError(f"{len(waiting)} questions wait ({', '.join(sorted(waiting)) or 'none'}); answer "
-                                  "each by its id: input={id: answer}")
-        return {next(iter(waiting)): answers}
+        if len(waiting) > 1:
+            raise DefinitionError(f"{len(waiting)} questions wait ({', '.join(sorted(waiting))}); answer each by its "
+                                  "id: input={id: answer}")
+        return {key: answers for key in waiting}
     routed: dict[str, Answers] = {}
     for pause, answer in answers.items():
         key = next((k for k in keys if pause == k or pause.startswith(k + "/")), None)
-        if key is None or key not in waiting:
+        if key is None:
             raise DefinitionError(f"no question waits with the id {pause!r}; those waiting: "
                                   f"{', '.join(sorted(waiting)) or 'none'}")
-        if pause == key:
+        if key not in waiting:
+            continue
+        inner = routed.get(key)
+        if pause == key or isinstance(inner, str):
+            if inner is not None:
+                raise DefinitionError(f"{key!r} waits on one question: answer it as {{{key!r}: text}}")
             routed[key] = answer
         else:
-            inner = routed.setdefault(key, {})
-            if isinstance(inner, str):
-                raise DefinitionError(f"{key!r} waits on one question: answer it as {{{key!r}: text}}")
-            routed[key] = {**inner, pause[len(key) + 1:]: answer}  # type: ignore[dict-item]
+            routed[key] = {**(inner or {}), pause[len(key) + 1:]: answer}
     return routed

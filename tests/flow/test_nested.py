@@ -319,3 +319,24 @@ def test_flow_check_looks_inside_sub_machines():
         ])
     assert ("branch-never-finishes", "S") in {(d.code, d.state) for d in check_flow(parent(two_steps))}
     assert ("branch-never-finishes", "S") not in {(d.code, d.state) for d in check_flow(parent(SEARCH))}
+
+
+def test_a_fan_out_of_8_branches_waiting_200_ms_takes_under_twice_one_branch():
+    from statebound.examples.fan_out import build_flow, delayed_model
+
+    def seconds(questions):
+        started = time.perf_counter()
+        result = build_flow().run_sync("research", llm=delayed_model(0.2), vars={"questions": questions})
+        assert result.exit_reason is ExitReason.FINAL and len(result.vars.notes) == len(questions)
+        return time.perf_counter() - started
+    one = min(seconds(["q1"]) for _ in range(2))
+    eight = min(seconds([f"q{n}" for n in range(8)]) for _ in range(2))
+    assert 0.2 <= one and eight < 2 * one, (one, eight)
+
+
+def test_the_bundled_fan_out_example_merges_its_notes_in_order_and_summarises_them():
+    from statebound.examples.fan_out import delayed_model, flow
+
+    result = flow.run_sync("research", llm=delayed_model(0.0), vars={"questions": ["x", "y", "z"]})
+    assert result.vars.notes == ["found: x", "found: y", "found: z"]
+    assert result.vars.summary == "summary of 3 notes" and result.trajectory == ("Gather", "Summarise", "End")

@@ -84,7 +84,7 @@ def build_flow(limit: int | None = None) -> Flow[Notes]:
 def delayed_model(seconds: float) -> FunctionLLM:
     """A scripted double: a search is answered after ``seconds`` (``found: QUESTION``), a summary at once."""
     async def respond(request: Request) -> str:
-        prompt = request.messages[-1].content.splitlines()[-1]
+        prompt = request.messages[-1].content.splitlines()[-1] if request.messages else ""
         if prompt.startswith("Search: "):
             await asyncio.sleep(seconds)
             return "found: " + prompt.removeprefix("Search: ")

@@ -48,6 +48,7 @@ from statebound.flow.history import Entry, to_messages
 from statebound.flow.listeners import Event, EventCallback, RunFinished
 from statebound.flow.live import Checkpointer, PostgresCheckpointer, SQLiteCheckpointer
 from statebound.flow.model import Flow, State
+from statebound.flow.nested import ChildEvent
 from statebound.flow.outputs import (
     Agent,
     AskHuman,
@@ -62,7 +63,6 @@ from statebound.flow.outputs import (
     Update,
 )
 from statebound.flow.outputs.group_chat import AUTO, MANUAL, RANDOM, ROUND_ROBIN
-from statebound.flow.nested import ChildEvent
 from statebound.flow.outputs.parallel import FanOut, Parallel
 from statebound.flow.outputs.sub import BranchFailed, Sub
 from statebound.flow.pauses import questions

@@ -52,8 +52,8 @@ def _mermaid_child(child: Child, prefix: str, depth: int) -> list[str]:
     for source, target, label in arrows(flow):
         lines.append(f"{pad}{_mermaid_id(prefix + source)} --> {_mermaid_id(prefix + target)}: {_mermaid_text(label)}")
     lines += [f"{pad}{_mermaid_id(prefix + name)} --> [*]" for name in flow.final_states]
-    for state, output in _nested(flow):
-        lines += _mermaid_cluster(state, output, prefix, depth)
+    for name, output in _nested(flow):
+        lines += _mermaid_cluster(name, output, prefix, depth)
     return lines
 
 
@@ -88,6 +88,6 @@ def _dot_child(flow: Machine, prefix: str, depth: int) -> list[str]:
         lines.append(f'{pad}"{_dot_text(prefix + state.name)}" [label="{_dot_text(_title(flow, state.name))}"{shape}];')
     for source, target, label in arrows(flow):
         lines.append(f'{pad}"{_dot_text(prefix + source)}" -> "{_dot_text(prefix + target)}" [label="{_dot_text(label)}"];')
-    for state, output in _nested(flow):
-        lines += _dot_cluster(state, output, prefix, depth)
+    for name, output in _nested(flow):
+        lines += _dot_cluster(name, output, prefix, depth)
     return lines

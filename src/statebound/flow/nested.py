@@ -108,11 +108,9 @@ def _forward(ctx: RunContext[Any, Any], path: str) -> Any:
     def forward(event: Event) -> None:
         if isinstance(event, RunFinished):
             return
-        if isinstance(event, ChildEvent):
-            event = ChildEvent(f"{path}/{event.path}", event.event)
-        else:
-            event = ChildEvent(path, event)
-        ctx.emit(cast(StepEvent, event))
+        nested = ChildEvent(f"{path}/{event.path}", event.event) if isinstance(event, ChildEvent) \
+            else ChildEvent(path, event)
+        ctx.emit(cast(StepEvent, nested))
 
     return forward
 

@@ -17,7 +17,7 @@ variable that is not a list or a branch limit below 1 are refused when the flow 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Literal
 
 from statebound.flow.machine import Machine
 from statebound.flow.outputs.nesting import Nested
@@ -27,7 +27,7 @@ from statebound.flow.validate import distances
 
 __all__ = ["Finding", "nested_findings"]
 
-Finding = tuple[str, str, str | None, str]  # severity, code, state (its path), message
+Finding = tuple[Literal["warning", "info"], str, str | None, str]  # severity, code, state (its path), message
 
 
 def nested_findings(flow: Machine, check: Callable[[Machine], Iterable[Any]]) -> list[Finding]:

@@ -27,7 +27,14 @@ from typing import Any, ClassVar, Literal
 from statebound.errors import DefinitionError
 from statebound.flow.context import PauseRun, RunContext
 from statebound.flow.machine import Machine
-from statebound.flow.nested import ChildRun, absorb, child_path, paused_children, pauses_of, run_child
+from statebound.flow.nested import (
+    ChildRun,
+    absorb,
+    child_path,
+    paused_children,
+    pauses_of,
+    run_child,
+)
 from statebound.flow.outputs.base import Output
 from statebound.flow.outputs.nesting import Child, Nested
 from statebound.flow.outputs.sub import Sub, failure

@@ -46,6 +46,18 @@ class Counter:
         return None
 
 
+def test_the_recorder_passes_for_the_environment_where_a_flow_checks_its_deps_type() -> None:
+    from statebound.flow import CallTool, Flow, State, always
+
+    flow: Flow[None, Counter] = Flow(name="counting", initial="Go", deps=Counter, states=[
+        State("Go", outputs=[CallTool(lambda ctx: ctx.deps.step("1").observation)], transitions=[(always(), "End")]),
+        State("End", final=True)])
+    recorder = StepRecorder(Counter())
+    assert isinstance(recorder, Counter)
+    result = flow.run_sync("count", deps=recorder)
+    assert result.error is None and [step.action for step in recorder.steps] == ["1"]
+
+
 def test_the_recorder_notes_what_was_offered_and_is_otherwise_the_environment() -> None:
     env = Counter()
     recorder = StepRecorder(env)

@@ -131,36 +131,63 @@ class FlowRun(Generic[VarsT, DepsT]):
     # ---- stepping ----------------------------------------------------------------------------
     async def next(self) -> Step:
         """Take the next step and return its event (``RunFinished`` for the last)."""
-        if self._ending is not None:
-            return await self._finish()
-        try:
-            step = self._step
-            if step < 0:
-                event: Step = self._enter()
-            elif step < len(self._state.outputs):
-                event = await self._output(step)
-            else:
-                event = await self._transition()
-            listeners = self._listeners
-            if listeners is not None and listeners.pending:
-                await listeners.flush()
-            return event
-        except StopRun as stop:
-            self._ending = (stop.reason, None, stop.question if isinstance(stop, PauseRun) else None)
-        except ContextOverflow:  # a limit like the turn limit, not a failure: the history outgrew the model
-            self._ending = (ExitReason.CONTEXT, None, None)
-        except Exception as exc:  # a tool, an LLM or the flow failed: keep everything, report it
-            self._ending = (ExitReason.ERROR, exc, None)
-        except BaseException:  # cancelled: what the outputs opened is closed all the same
-            await self.ctx.close()
-            raise
+        if self._ending is None:
+            try:
+                step = self._step
+                if step < 0:
+                    event: Step = self._enter()
+                elif step < len(self._state.outputs):
+                    state = self._state
+                    await self._output(step)
+                    event = OutputDone(state.name, step, state.outputs[step].label)
+                else:
+                    event = await self._transition()
+                listeners = self._listeners
+                if listeners is not None and listeners.pending:
+                    await listeners.flush()
+                return event
+            except BaseException as exc:  # noqa: BLE001 - sorted by _stopped, which re-raises a cancellation
+                await self._stopped(exc)
         return await self._finish()
 
     async def to_end(self) -> RunResult[VarsT]:
-        """Take every step left; the run's result."""
-        while self.result is None:
-            await self.next()
-        return self.result
+        """Take every step left; the run's result (the steps as :meth:`next` takes them, without
+        building the events nobody asked for)."""
+        if self.result is not None:
+            return self.result
+        if self._ending is None:
+            try:
+                await self._steps_to_end()
+            except BaseException as exc:  # noqa: BLE001 - as in next()
+                await self._stopped(exc)
+        await self._finish()
+        return cast(RunResult[VarsT], self.result)
+
+    async def _steps_to_end(self) -> None:
+        listeners = self._listeners
+        while self._ending is None:
+            if self._step < 0:
+                self._enter()
+            elif self._step < len(self._state.outputs):
+                await self._output(self._step)
+            else:
+                await self._transition()
+            if listeners is not None and listeners.pending:
+                await listeners.flush()
+
+    async def _stopped(self, exc: BaseException) -> None:
+        """Why the run ends, from what escaped a step: a stop or pause, the history outgrowing the
+        model (a limit, not a failure), or a failure kept with everything else; a cancellation
+        closes what the outputs opened and goes on."""
+        if isinstance(exc, StopRun):
+            self._ending = (exc.reason, None, exc.question if isinstance(exc, PauseRun) else None)
+        elif isinstance(exc, ContextOverflow):
+            self._ending = (ExitReason.CONTEXT, None, None)
+        elif isinstance(exc, Exception):  # a tool, an LLM or the flow failed: keep everything, report it
+            self._ending = (ExitReason.ERROR, exc, None)
+        else:
+            await self.ctx.close()
+            raise exc
 
     def __aiter__(self) -> AsyncIterator[Step]:
         return self._steps()
@@ -199,7 +226,7 @@ class FlowRun(Generic[VarsT, DepsT]):
         self._ending = (reason, None, None)
         return event
 
-    async def _output(self, index: int) -> OutputDone:
+    async def _output(self, index: int) -> None:
         """Run the state's output function ``index``; the checkpointer's recorder is told before
         one that must not run twice, and after each."""
         ctx, hook = self.ctx, self._hook
@@ -216,7 +243,6 @@ class FlowRun(Generic[VarsT, DepsT]):
         ctx.output = None
         if self._budget:
             ctx.check_budget()
-        return OutputDone(self._state.name, index, output.label)
 
     async def _transition(self) -> TransitionTaken:
         """Take the transition the state's deciders name (the first that decides)."""

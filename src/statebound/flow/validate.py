@@ -68,11 +68,20 @@ def reachable(start: Iterable[str], graph: Mapping[str, Iterable[str]]) -> set[s
 
 
 def _problems(flow: MachineParts) -> list[str]:
-    problems: list[str] = []
     names = [s.name for s in flow.states]
-    known = set(names)
     if not names:
         return ["the flow has no states; pass states=[State('Start', ...), State('End', final=True)]"]
+    known = set(names)
+    graph = {state.name: {t for e in flow.edges[state.name] for t in e.targets} for state in flow.states}
+    problems = [*_setting_problems(flow, names, known), *_state_problems(flow, graph, known)]
+    if problems or flow.initial not in known:
+        return problems
+    return _path_problems(flow, names, graph)
+
+
+def _setting_problems(flow: MachineParts, names: list[str], known: set[str]) -> list[str]:
+    """What is wrong with the flow's settings: names, initial and final states, limits."""
+    problems: list[str] = []
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         problems.append(f"state names must be unique; rename the repeated {repeated}")
@@ -91,11 +100,14 @@ def _problems(flow: MachineParts) -> list[str]:
             problems.append(f"visit_limits names unknown state {state_name!r}{_hint(state_name, known)}")
         if not isinstance(limit, int) or limit < 1:
             problems.append(f"visit_limits[{state_name!r}] must be a positive int, got {limit!r}")
+    return problems
 
-    graph: dict[str, set[str]] = {}
+
+def _state_problems(flow: MachineParts, graph: dict[str, set[str]], known: set[str]) -> list[str]:
+    """What is wrong with each state on its own: its outputs, its transitions and their targets."""
+    problems: list[str] = []
     for state in flow.states:
         edges = flow.edges[state.name]
-        graph[state.name] = {t for e in edges for t in e.targets}
         for output in state.outputs:
             if not isinstance(output, Output):
                 problems.append(
@@ -117,9 +129,12 @@ def _problems(flow: MachineParts) -> list[str]:
             problems.append(
                 f"state {state.name!r} has a transition to unknown state {target!r}{_hint(target, known)}"
             )
-    if problems or flow.initial not in known:
-        return problems
+    return problems
 
+
+def _path_problems(flow: MachineParts, names: list[str], graph: dict[str, set[str]]) -> list[str]:
+    """States the initial state cannot reach, and states with no path to a final one."""
+    problems: list[str] = []
     unreachable = [n for n in names if n not in reachable([flow.initial], graph)]
     if unreachable:
         problems.append(

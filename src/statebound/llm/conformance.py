@@ -50,19 +50,18 @@ def check_llm(llm: object) -> None:
 
 def check_completion(llm: object, completion: Any) -> Completion:
     """``completion`` if it keeps the protocol, else :class:`BackendProtocolError` naming the field."""
-    who = f"{_name(llm)}.complete"
     if not isinstance(completion, Completion):
-        raise BackendProtocolError(f"{who} returned a {type(completion).__name__}, not a Completion: {_EXAMPLE}")
+        raise BackendProtocolError(f"{_name(llm)}.complete returned a {type(completion).__name__}, not a Completion: {_EXAMPLE}")
     if not isinstance(completion.model, str) or not completion.model:
-        raise BackendProtocolError(f"{who} returned a Completion without its model (Completion.model="
+        raise BackendProtocolError(f"{_name(llm)}.complete returned a Completion without its model (Completion.model="
                                    f"{completion.model!r}): {_EXAMPLE}")
     if not isinstance(completion.usage, Usage):
-        raise BackendProtocolError(f"{who} returned Completion.usage={completion.usage!r}, not a Usage: {_EXAMPLE}")
+        raise BackendProtocolError(f"{_name(llm)}.complete returned Completion.usage={completion.usage!r}, not a Usage: {_EXAMPLE}")
     if completion.usage.calls < 1:
-        raise BackendProtocolError(f"{who} returned Usage.calls={completion.usage.calls}: each request counts as a "
+        raise BackendProtocolError(f"{_name(llm)}.complete returned Usage.calls={completion.usage.calls}: each request counts as a "
                                    "call, so set Usage(..., calls=1)")
     if not completion.choices or not all(isinstance(choice, Choice) for choice in completion.choices):
-        raise BackendProtocolError(f"{who} returned Completion.choices={completion.choices!r}: give a tuple of "
+        raise BackendProtocolError(f"{_name(llm)}.complete returned Completion.choices={completion.choices!r}: give a tuple of "
                                    "Choice, one per sample (request.n)")
     return completion
 

@@ -6,26 +6,14 @@ made twice or again unasked, and no stored reply is asked for again
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 
 import pytest
+from live_helpers import benchmark_module
 
 pytestmark = pytest.mark.integration
 
-HARNESS = Path(__file__).resolve().parents[2] / "benchmarks" / "nested_kill_resume.py"
 KILLS = 20
-
-
-def _harness_module():
-    spec = importlib.util.spec_from_file_location("nested_kill_resume", HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
 
 
 def _every_kill_resumes(harness, seed: int) -> None:
@@ -40,8 +28,8 @@ def _every_kill_resumes(harness, seed: int) -> None:
 
 
 def test_kill_9_of_nested_and_parallel_flow_resumes_on_sqlite(tmp_path):
-    _every_kill_resumes(_harness_module().NestedHarness(tmp_path), seed=53)
+    _every_kill_resumes(benchmark_module("nested_kill_resume").NestedHarness(tmp_path), seed=53)
 
 
 def test_kill_9_of_nested_and_parallel_flow_resumes_on_postgres(tmp_path, postgres_url):
-    _every_kill_resumes(_harness_module().NestedHarness(tmp_path, postgres_url), seed=54)
+    _every_kill_resumes(benchmark_module("nested_kill_resume").NestedHarness(tmp_path, postgres_url), seed=54)

@@ -340,3 +340,54 @@ def test_the_bundled_fan_out_example_merges_its_notes_in_order_and_summarises_th
     result = flow.run_sync("research", llm=delayed_model(0.0), vars={"questions": ["x", "y", "z"]})
     assert result.vars.notes == ["found: x", "found: y", "found: z"]
     assert result.vars.summary == "summary of 3 notes" and result.trajectory == ("Gather", "Summarise", "End")
+
+
+SIGN_OFF_FILE = '''
+from dataclasses import dataclass, field
+
+from statebound.flow import AskHuman, Flow, Parallel, State, Sub, Update, always, append
+
+
+@dataclass(frozen=True)
+class Sign:
+    answer: str = ""
+
+
+@dataclass(frozen=True)
+class Release:
+    signatures: list[str] = field(default_factory=list)
+
+
+sign = Flow(name="sign", initial="Ask", vars=Sign, states=[
+    State("Ask", outputs=[AskHuman(lambda ctx: f"Does {ctx.task} sign off?"),
+                          Update(lambda ctx: {"answer": ctx.task + ": " + ctx.last_of("human").content}, writes=["answer"])],
+          transitions=[(always(), "Done")]),
+    State("Done", final=True),
+])
+teams = {team: Sub(sign, task=team, vars_out={"signatures": "answer"}) for team in ("legal", "ops")}
+flow = Flow(name="release", initial="SignOff", vars=Release, states=[
+    State("SignOff", outputs=[Parallel(teams, merge={"signatures": append})], transitions=[(always(), "Ship")]),
+    State("Ship", final=True),
+])
+'''
+
+
+def test_the_cli_prints_branch_steps_and_answers_pauses_by_id(tmp_path):
+    from typer.testing import CliRunner
+
+    from statebound.cli.app import app
+
+    (tmp_path / "release.py").write_text(SIGN_OFF_FILE)
+    command = ["run", f"{tmp_path / 'release.py'}:flow", "-m", "scripted", "--store", str(tmp_path / "r.db"),
+               "--thread", "r"]
+    runner = CliRunner()
+    paused = runner.invoke(app, [*command, "--task", "v2"])
+    assert paused.exit_code == 3, paused.output
+    assert "[SignOff.1/legal] Does legal sign off?" in paused.output and "[SignOff.1/ops] task: ops" in paused.output
+    assert "--answer 'SignOff.1/legal=your answer' --answer 'SignOff.1/ops=your answer'" in paused.output
+    assert runner.invoke(app, [*command, "--resume", "--answer", "SignOff.1/ops=no"]).exit_code == 3
+    done = runner.invoke(app, [*command, "--resume", "--answer", "SignOff.1/legal=yes"])
+    assert done.exit_code == 0, done.output
+    assert "Release(signatures=['legal: yes', 'ops: no'])" in done.output.replace("\n", "")
+    both = runner.invoke(app, [*command, "--resume", "--input", "x", "--answer", "a=b"])
+    assert both.exit_code == 2 and "not both" in both.output

@@ -19,7 +19,8 @@ from statebound.flow.result import RunResult
 __all__ = ["Answers", "answers_for", "listing", "misfit", "questions", "read_listing"]
 
 Answers = str | Mapping[str, str] | None  # what resumes a pause: text, or answers by id
-HEADER = "questions wait, each with its id (answer with input={id: answer}, or text when one waits):"
+HEADER = ("questions wait, each with its id (answer by id: input={id: answer}, statebound run --answer ID=TEXT; "
+          "or with text when one waits):")
 
 
 def listing(pauses: Mapping[str, str]) -> str:

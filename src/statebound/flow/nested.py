@@ -21,7 +21,7 @@ and tells its parent of what it did:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
@@ -35,6 +35,7 @@ from statebound.flow.live.session import run_thread
 from statebound.flow.machine import Machine
 from statebound.flow.pauses import Answers, read_listing
 from statebound.flow.result import ExitReason, RunResult
+from statebound.llm.base import LLM
 
 __all__ = ["ChildEvent", "ChildRun", "absorb", "child_path", "paused_children", "pauses_of", "run_child"]
 
@@ -103,7 +104,7 @@ def _bounded(ctx: RunContext[Any, Any], flow: Machine) -> Machine:
     return flow.replace(**changes) if changes else flow
 
 
-def _forward(ctx: RunContext[Any, Any], path: str) -> Any:
+def _forward(ctx: RunContext[Any, Any], path: str) -> Callable[[Event], None]:
     """The child's event listener: each of its step events, as the parent's ``ChildEvent``."""
     def forward(event: Event) -> None:
         if isinstance(event, RunFinished):
@@ -115,7 +116,7 @@ def _forward(ctx: RunContext[Any, Any], path: str) -> Any:
     return forward
 
 
-def _llm_of(ctx: RunContext[Any, Any]) -> Any:
+def _llm_of(ctx: RunContext[Any, Any]) -> LLM | None:
     try:
         return ctx.llm_for()
     except DefinitionError:  # no model anywhere: the child may need none

@@ -62,10 +62,11 @@ class Sub(Nested):
     def problems_in(self, state: str, vars: VarsSpec | None) -> list[str]:  # noqa: A002
         return self.projection.problems(f"state {state!r}: {self.label}", vars, self.flow.vars)
 
-    def child_run(self, ctx: RunContext[Any, Any], key: str, reply: Answers, **vars: Any) -> ChildRun:  # noqa: A002
-        """The child to run for ``ctx`` under ``key`` (``vars``: starting fields besides the projected)."""
+    def child_run(self, ctx: RunContext[Any, Any], key: str, reply: Answers, **fields: Any) -> ChildRun:
+        """The child to run for ``ctx`` under ``key`` (``fields``: its starting fields besides the
+        projected ones, a fan-out's item)."""
         task = self.task(ctx) if callable(self.task) else (self.task or ctx.task)
-        start = {**self.projection.start(ctx), **vars} if self.flow.vars is not None else None
+        start = {**self.projection.start(ctx), **fields} if self.flow.vars is not None else None
         return ChildRun(key, self.flow, task, start, reply)
 
     async def run(self, ctx: RunContext[Any, Any]) -> None:

@@ -18,6 +18,7 @@ from statebound import (
     Grade,
     Message,
     Pick,
+    RunContext,
     Score,
     State,
     StepResult,
@@ -45,15 +46,15 @@ def choose(part: str, options: list[str], method: ChoiceMethod) -> Pick:
                 method=method, name=part.lower(), into=part.lower())
 
 
-def route(ctx) -> str:  # the action the environment runs: the routing the machine chose
+def route(ctx: RunContext[Routing, Desk]) -> str:  # the action the environment runs: the routing chosen
     return ctx.deps.step(f"{ctx.vars.team} {ctx.vars.priority}").observation
 
 
 def machine(method: ChoiceMethod) -> Flow:
-    return Flow(name=f"tickets-{method}", initial="Team", vars=Routing, max_turns=4, states=[
+    return Flow(name=f"tickets-{method}", initial="Team", vars=Routing, deps=Desk, max_turns=4, states=[
         State("Team", outputs=[choose("Team", TEAMS, method)], transitions=[(always(), "Priority")]),
         State("Priority", outputs=[choose("Priority", PRIORITIES, method)], transitions=[(always(), "Route")]),
-        State("Route", outputs=[CallTool(route)], transitions=[(always(), "Done")]),
+        State("Route", outputs=[CallTool(route, reads=["team", "priority"])], transitions=[(always(), "Done")]),
         State("Done", final=True)])
 
 
@@ -78,7 +79,7 @@ class Desk:  # the environment: one ticket, and the routing sent for it
         return None
 
 
-class Tickets(Benchmark[BenchmarkOptions]):
+class Tickets(Benchmark[BenchmarkOptions, Desk]):
     name = "tickets"
     summary = "route a support ticket to a team and a priority (docs/examples/tickets.csv)"
     Options = BenchmarkOptions

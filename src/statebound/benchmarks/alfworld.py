@@ -25,7 +25,7 @@ from statebound.envs.alfworld import TASK_TYPES, AlfworldEnv, list_games
 __all__ = ["Alfworld", "AlfworldOptions"]
 
 
-class Alfworld(Benchmark[AlfworldOptions]):
+class Alfworld(Benchmark[AlfworldOptions, AlfworldEnv]):
     name = "alfworld"
     summary = "134 household games on the real ALFWorld/TextWorld engine"
     Options = AlfworldOptions

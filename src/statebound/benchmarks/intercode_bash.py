@@ -25,7 +25,7 @@ from statebound.envs.bash import BashEnv, load_tasks
 __all__ = ["BashOptions", "InterCodeBash"]
 
 
-class InterCodeBash(Benchmark[BashOptions]):
+class InterCodeBash(Benchmark[BashOptions, BashEnv]):
     name = "intercode-bash"
     summary = "200 NL2Bash tasks in a bubblewrap sandbox (InterCode-Bash)"
     Options = BashOptions

@@ -31,7 +31,7 @@ CHANGED_DATA = MetaColumn(
          "finding nothing matches); -O gold_on=pristine runs it on an untouched copy")
 
 
-class InterCodeSql(Benchmark[SqlOptions]):
+class InterCodeSql(Benchmark[SqlOptions, SqlEnvironment]):
     name = "intercode-sql"
     summary = "1034 Spider text-to-SQL tasks on SQLite or MariaDB (InterCode-SQL)"
     Options = SqlOptions

@@ -41,7 +41,7 @@ _MONITOR_COLUMNS = (
 )
 
 
-class QABenchmark(Benchmark[Any]):
+class QABenchmark(Benchmark[Any, QAEnvironment]):
     """A QA dataset, the tools its agents may use, and how answers are graded."""
 
     dataset: ClassVar[Dataset]

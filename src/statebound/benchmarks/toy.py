@@ -102,7 +102,7 @@ class AnswerEnv:
         self._task = None
 
 
-class Toy(Benchmark[ToyOptions]):
+class Toy(Benchmark[ToyOptions, AnswerEnv]):
     name = "toy"
     summary = "arithmetic questions graded exactly (for testing the harness)"
     Options = ToyOptions

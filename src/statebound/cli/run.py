@@ -464,15 +464,16 @@ def run_command(
 def draw_command(
     flow_ref: str = typer.Argument(..., metavar="FILE_OR_EXAMPLE", help=FLOW_HELP),
     out: Path = typer.Option(Path("."), "--out", "-o", help="Directory for NAME.mmd, NAME.dot (and NAME.svg)."),
+    show_vars: bool = typer.Option(False, "--vars", help="Show on each state the flow variables it reads and writes."),
 ) -> None:
     """Write a flow's diagram as Mermaid (.mmd) and Graphviz (.dot), plus .svg if `dot` is installed.
 
-    Example: statebound flow draw arithmetic --out diagrams/"""
+    Example: statebound flow draw docs/examples/tickets.py:flow --vars --out diagrams/"""
     with one_line_errors():
         flow = load_flow(flow_ref)
         output_dir(out)
     written = []
-    for suffix, text in ((".mmd", flow.to_mermaid()), (".dot", flow.to_dot())):
+    for suffix, text in ((".mmd", flow.to_mermaid(reads_writes=show_vars)), (".dot", flow.to_dot(reads_writes=show_vars))):
         path = out / f"{flow.name}{suffix}"
         path.write_text(text, encoding="utf-8")
         written.append(path)

@@ -12,7 +12,7 @@ environment, resets it, runs the agent under the limits, grades, closes and stor
 class Options(BenchmarkOptions):
     count: int = 20
 
-class Arithmetic(Benchmark[Options]):
+class Arithmetic(Benchmark[Options, Sums]):  # Sums: its environment, what make_env returns and grade gets
     name = "arithmetic"
     summary = "sums graded exactly"
     Options = Options
@@ -28,7 +28,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol
+
+from typing_extensions import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -111,6 +113,7 @@ class ChoiceOptions(BenchmarkOptions):
 
 
 OptionsT = TypeVar("OptionsT", bound=BenchmarkOptions)
+EnvT = TypeVar("EnvT", bound=Environment, default=Environment)  # the environment its episodes run in
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,7 +170,7 @@ class Grade:
     meta: Mapping[str, Any] = field(default_factory=dict)
 
 
-class Benchmark(ABC, Generic[OptionsT]):
+class Benchmark(ABC, Generic[OptionsT, EnvT]):
     """A benchmark: tasks, one environment per episode, grading. Built from its parsed options.
 
     Subclasses set ``name``, ``summary``, ``Options`` (their :class:`BenchmarkOptions`) and,
@@ -192,11 +195,11 @@ class Benchmark(ABC, Generic[OptionsT]):
         """All tasks, in a stable order."""
 
     @abstractmethod
-    def make_env(self, *, max_turns: int | None, **settings: Any) -> Environment:
+    def make_env(self, *, max_turns: int | None, **settings: Any) -> EnvT:
         """A fresh environment for one episode (``settings``: the agent's :attr:`AgentSpec.env`)."""
 
     @abstractmethod
-    def grade(self, env: Any, task: Task, trace: Trace) -> Grade:
+    def grade(self, env: EnvT, task: Task, trace: Trace) -> Grade:
         """Grade the episode that just ran in ``env`` (called in a worker thread)."""
 
     def reference(self, task_id: str) -> Reference | None:

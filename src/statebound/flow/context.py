@@ -22,6 +22,7 @@ from typing_extensions import TypeVar
 
 from statebound.errors import DefinitionError
 from statebound.flow.agent import Agent
+from statebound.flow.declared_writes import DeclaredWrites
 from statebound.flow.events import BudgetHit, MessageAdded, StepEvent, TokenDelta, VarsWritten
 from statebound.flow.history import Entry, EntryRole, MessageCache, Source, system_text
 from statebound.flow.json_data import json_problem
@@ -162,6 +163,7 @@ class RunContext(Generic[VarsT, DepsT]):
         "_usage",
         "agent",
         "calls",
+        "declared",
         "deps",
         "entered_at",
         "flow",
@@ -206,6 +208,7 @@ class RunContext(Generic[VarsT, DepsT]):
         self.agent: Agent | None = None  # the current state's (or group-chat role's) agent
         self.speaker: str | None = None  # the group-chat role now speaking
         self.calls: list[CallRecord] = []
+        self.declared: DeclaredWrites | None = None  # what declared writes were made (a run from its start)
         self._usage = UsageTally()
         if llm is not None:
             check_llm(llm)  # a backend missing part of the protocol is refused before the run
@@ -248,6 +251,8 @@ class RunContext(Generic[VarsT, DepsT]):
                                   f"add it{'' if self.output is not None else ' (only an output function writes)'}")
         self.vars = value
         self.vars_written.update(written)
+        if self.declared is not None and self.output is not None:
+            self.declared.wrote(self.output, changes)
         if self._emit is not None:
             self._emit(VarsWritten(self.state, by, {name: getattr(value, name) for name in written}, written))
 

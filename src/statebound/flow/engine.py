@@ -39,6 +39,7 @@ from statebound.flow.context import (
     StepKind,
     StopRun,
 )
+from statebound.flow.declared_writes import DeclaredWrites
 from statebound.flow.events import BudgetHit, OutputDone, StateEntered, TokenDelta, TransitionTaken
 from statebound.flow.listeners import Event, EventCallback, Listeners, RunFinished, sinks_of
 from statebound.flow.machine import Machine
@@ -105,6 +106,7 @@ class FlowRun(Generic[VarsT, DepsT]):
         self._part: int | None = None  # where the output the run resumes at began, when it stopped part-way
         self.trajectory: list[str] = []
         if snapshot is None:
+            self.ctx.declared = DeclaredWrites()
             self._start(options.vars)
         else:
             self._restore(snapshot, options.vars)
@@ -237,6 +239,8 @@ class FlowRun(Generic[VarsT, DepsT]):
             if not output.repeatable:
                 hook.step(ctx, "intent")
         await output.run(ctx)
+        if output.writes and ctx.declared is not None:
+            ctx.declared.ran(self._state.name, output)
         self._step = ctx.step = index + 1
         if hook is not None:
             hook.step(ctx, "output")
@@ -284,6 +288,8 @@ class FlowRun(Generic[VarsT, DepsT]):
         result: RunResult[VarsT] = result_of(ctx, self.trajectory, reason, error=error, pending=pending, events=events)
         if self._hook is not None:
             self._hook.finished(ctx, result)
+        if reason is ExitReason.FINAL and ctx.declared is not None:
+            ctx.declared.warn(self.machine.name)
         self.result = result
         finished = RunFinished(result)
         if listeners is not None and self._sinks:

@@ -391,3 +391,12 @@ def test_the_cli_prints_branch_steps_and_answers_pauses_by_id(tmp_path):
     assert "Release(signatures=['legal: yes', 'ops: no'])" in done.output.replace("\n", "")
     both = runner.invoke(app, [*command, "--resume", "--input", "x", "--answer", "a=b"])
     assert both.exit_code == 2 and "not both" in both.output
+
+
+def test_a_fan_out_over_an_empty_list_runs_nothing_and_leaves_the_fields_as_they_were():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no declared write is reported unwritten
+        result = fan_out_flow().run_sync("find", vars={"titles": [], "evidence": ["kept"]})
+    assert result.exit_reason is ExitReason.FINAL and result.vars.evidence == ["kept"] and result.usage.calls == 0

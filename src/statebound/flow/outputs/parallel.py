@@ -120,14 +120,14 @@ class Branches(Nested):
         return finished
 
     def _merged(self, ctx: RunContext[Any, Any], finished: list[tuple[Sub, RunResult[Any]]]) -> dict[str, Any]:
-        merged: dict[str, Any] = {}
+        """Every field the branches may write: its value now, with the finished branches' values
+        folded in (a field no finished branch wrote keeps its value, and is written all the same:
+        the branches that ran, none, or all failed, had nothing to add)."""
+        merged = {field: getattr(ctx.vars, field) for field in self.writes}
         for sub, result in finished:
             for field, value in sub.projection.results(result.vars).items():
                 reducer = as_reducer(self.merge[field]) if field in self.merge else None
-                if reducer is None:
-                    merged[field] = value
-                else:
-                    merged[field] = reducer(merged[field] if field in merged else getattr(ctx.vars, field), value)
+                merged[field] = value if reducer is None else reducer(merged[field], value)
         return merged
 
     def problems_in(self, state: str, vars: VarsSpec | None) -> list[str]:  # noqa: A002

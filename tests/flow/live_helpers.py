@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 from statebound.flow import (
     CallLLM,
@@ -74,3 +77,14 @@ def looping_flow(max_turns: int = 12) -> Flow:
         ],
         max_turns=max_turns,
     )
+
+
+def benchmark_module(name: str) -> ModuleType:
+    """The script ``benchmarks/NAME.py`` as a module (the kill tests run its harness)."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module

@@ -4,29 +4,16 @@ resume it: no checkpointed reply is asked for again, and the run ends as an unin
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 
 import pytest
+from live_helpers import benchmark_module
 
 pytestmark = pytest.mark.integration
 
-HARNESS = Path(__file__).resolve().parents[2] / "benchmarks" / "kill_resume.py"
-
-
-def _harness_module():
-    spec = importlib.util.spec_from_file_location("kill_resume", HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_kill_9_then_resume_repeats_no_checkpointed_call(tmp_path):
-    kill_resume = _harness_module()
+    kill_resume = benchmark_module("kill_resume")
     harness = kill_resume.Harness(tmp_path)
     assert len(harness.calls("reference")) == kill_resume.TURNS
     rng = random.Random(23)
@@ -39,7 +26,7 @@ def test_kill_9_then_resume_repeats_no_checkpointed_call(tmp_path):
 
 
 def test_kill_9_of_a_flow_whose_model_calls_tools_repeats_no_reply_and_no_payment(tmp_path):
-    kill_resume = _harness_module()
+    kill_resume = benchmark_module("kill_resume")
     harness = kill_resume.ToolHarness(tmp_path)
     rng = random.Random(5)
     trials = [harness.trial(rng) for _ in range(4)]

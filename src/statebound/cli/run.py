@@ -223,8 +223,48 @@ def _printer(console: Console, pieces: _Pieces | None = None) -> Callable[[Event
         elif kind == "budget_hit":
             said = refused_by_limit([event.to_dict()]) or f"{event.limit} {event.used}/{event.allowed} in {event.state}"  # type: ignore[union-attr]
             console.print(inert_text(f"limit reached: {said}", "red"))
+        elif kind == "child_event":
+            _show_child(console, event.to_dict())
 
     return show
+
+
+def _show_child(console: Console, event: dict[str, Any]) -> None:
+    """A sub-machine's or branch's step, one dim line under its path: the states it enters, the
+    transitions it takes and the entries it adds."""
+    inner, path = event["event"], event["path"]
+    if inner["kind"] == "state_entered":
+        said = f"{inner['state']} (turn {inner['turn']})"
+    elif inner["kind"] == "transition_taken":
+        said = f"=> {inner['target']}: {inner['reason']}"
+    elif inner["kind"] == "message_added":
+        said = f"{inner['source']}: {inner['content']}"
+    else:
+        return
+    console.print(inert_text(f"  [{path}] {said}", "dim", one_line=True))
+
+
+def _by_id(command: str, result: RunResult) -> str:
+    """``command`` answering by id (``--answer ID=TEXT`` for each) when branches wait on questions."""
+    from statebound.flow.pauses import questions
+
+    waiting = [pause for pause in questions(result) if pause]
+    if not waiting:
+        return command
+    by_id = [part for pause in waiting for part in ("--answer", f"{pause}=your answer")]
+    return command.replace(shlex.join(["--input", "your answer"]), shlex.join(by_id))
+
+
+def _answers(text: str | None, by_id: list[str]) -> str | dict[str, str] | None:
+    """What ``--input TEXT`` or ``--answer ID=TEXT ...`` answer: text, or answers by id."""
+    if not by_id:
+        return text
+    if text is not None:
+        raise DefinitionError("give --input TEXT (one question waits) or --answer ID=TEXT (by id), not both")
+    malformed = [item for item in by_id if "=" not in item]
+    if malformed:
+        raise DefinitionError(f"--answer takes ID=TEXT (the ids the paused run lists), not {malformed[0]!r}")
+    return dict(item.split("=", 1) for item in by_id)
 
 
 def _picked_line(picked: Picked) -> str:
@@ -266,13 +306,14 @@ def _print_usage(console: Console, result: RunResult) -> None:
 PAUSED_EXIT = 3  # the run waits for a person: continue with --resume --input TEXT
 
 
-def _check_thread_options(store: str | None, thread: str | None, resume: bool, answer: str | None) -> None:
+def _check_thread_options(store: str | None, thread: str | None, resume: bool,
+                          answer: str | dict[str, str] | None) -> None:
     if (store is None) != (thread is None):
         raise DefinitionError("--store and --thread go together: --store PATH --thread ID stores the run")
     if resume and thread is None:
         raise DefinitionError("--resume needs --store PATH --thread ID (the thread to continue)")
     if answer is not None and not resume:
-        raise DefinitionError("--input answers a paused thread: add --resume")
+        raise DefinitionError("--input and --answer answer a paused thread: add --resume")
 
 
 def _check_resumable(store: Checkpointer, thread: str, command: str, llm: LLM, switch_model: bool) -> None:
@@ -315,9 +356,13 @@ def at_terminal() -> bool:
 def _answer_pause(console: Console, result: RunResult, flow: Flow, store: Checkpointer, thread: str,
                   **running: Any) -> RunResult:
     """Ask the person at the terminal while the thread is paused (nobody there: leave it paused)."""
+    from statebound.flow.pauses import questions
+
     while result.exit_reason.value == "paused" and at_terminal():
         console.print(inert_text(f"{thread} is paused: {result.pending}", "magenta"))
-        answer = typer.prompt("answer")
+        waiting = questions(result)
+        answer: str | dict[str, str] = typer.prompt("answer") if list(waiting) == [""] else \
+            {pause: typer.prompt(f"answer to [{pause}]") for pause in waiting}
         result = flow.resume_sync(thread, checkpointer=store, input=answer, **running)
     return result
 
@@ -334,6 +379,7 @@ def run_command(
     thread: str | None = typer.Option(None, "--thread", help="The thread's name in --store."),
     resume: bool = typer.Option(False, "--resume", help="Continue the stored --thread from its last checkpoint."),
     answer: str | None = typer.Option(None, "--input", help="With --resume: the answer to the question a paused thread asks."),
+    by_id: list[str] = typer.Option([], "--answer", metavar="ID=TEXT", help="With --resume: the answer to one of the questions that parallel branches or sub-machines ask, by the id the paused run lists; repeatable."),
     switch_model: bool = typer.Option(False, "--switch-model", help="With --resume: go on with another model than the thread ran with."),
     tokens: bool | None = typer.Option(None, "--tokens/--no-tokens", help="Print each reply as the model writes it (default: when stdout is a terminal)."),
     var: list[str] = typer.Option([], "--var", metavar="FIELD=VALUE", help="A starting value of the flow's variables (Flow(vars=...)), e.g. --var team=billing; a value is read as JSON where it is JSON; repeatable."),
@@ -361,7 +407,8 @@ def run_command(
     console = Console()
     start_tracing(otel, otel_content, secrets_of(model_option))
     with one_line_errors():
-        _check_thread_options(store_path, thread, resume, answer)
+        reply = _answers(answer, by_id)
+        _check_thread_options(store_path, thread, resume, reply)
         servers = mcp_servers(mcp_config)
         flow = load_flow(flow_ref)
         if max_turns is not None:
@@ -385,7 +432,7 @@ def run_command(
                     _check_resumable(store, thread, f"statebound run {flow_ref} --store {store_path} --thread {thread}",
                                      llm, switch_model)
                     console.print(inert_text(f"{thread}: continuing from its last checkpoint in {store.where}", "dim"))
-                    result = flow.resume_sync(thread, checkpointer=store, input=answer, **running)
+                    result = flow.resume_sync(thread, checkpointer=store, input=reply, **running)
                 else:
                     result = _start(flow, task, flow_ref, store, thread, **running)
                 if store is not None and thread is not None:
@@ -406,6 +453,7 @@ def run_command(
             command = run_on_command(flow.origin, store_path, thread, paused=True, model=llm.model)
             if mcp_config is not None:
                 command += " " + shlex.join(["--mcp-config", str(mcp_config.resolve())])
+            command = _by_id(command, result)
             console.print(inert_text(f"answer with: {command}", one_line=True), soft_wrap=True)
         raise typer.Exit(code=PAUSED_EXIT)
     if not result.ok:

@@ -49,6 +49,7 @@ from statebound.flow.history import Entry, to_messages
 from statebound.flow.listeners import Event, EventCallback, RunFinished
 from statebound.flow.live import Checkpointer, PostgresCheckpointer, SQLiteCheckpointer
 from statebound.flow.model import Flow, State
+from statebound.flow.nested import ChildEvent
 from statebound.flow.outputs import (
     Agent,
     AskHuman,
@@ -63,6 +64,10 @@ from statebound.flow.outputs import (
     Update,
 )
 from statebound.flow.outputs.group_chat import AUTO, MANUAL, RANDOM, ROUND_ROBIN
+from statebound.flow.outputs.parallel import FanOut, Parallel
+from statebound.flow.outputs.sub import BranchFailed, Sub
+from statebound.flow.pauses import questions
+from statebound.flow.reducers import Reducer, append, extend, maximum, minimum, union
 from statebound.flow.result import CallRecord, ExitReason, RunResult
 from statebound.flow.rules import (
     Decider,
@@ -116,6 +121,18 @@ __all__ = [
     "RANDOM",
     "ROUND_ROBIN",
     "AskHuman",
+    # machines inside machines, branches in parallel
+    "Sub",
+    "Parallel",
+    "FanOut",
+    "BranchFailed",
+    "Reducer",
+    "append",
+    "extend",
+    "union",
+    "maximum",
+    "minimum",
+    "questions",
     # transitions
     "Rule",
     "Decider",
@@ -160,5 +177,6 @@ __all__ = [
     "TransitionTaken",
     "VarsWritten",
     "BudgetHit",
+    "ChildEvent",
     "RunFinished",
 ]

@@ -13,6 +13,7 @@ from types import CellType, FunctionType
 from typing import TYPE_CHECKING, Literal
 
 from statebound.flow.choosers import usable
+from statebound.flow.nested_checks import nested_findings
 from statebound.flow.outputs.ask_human import AskHuman
 from statebound.flow.outputs.call_llm import CallLLM
 from statebound.flow.outputs.call_tool import CallTool
@@ -77,6 +78,7 @@ def check_flow(flow: Machine, llm: LLM | None = None) -> list[FlowDiagnostic]:
                 "info", "unbounded-self-loop", name,
                 f"it may transition to itself and has no visit limit, so a run may stay here until "
                 f"max_turns ({flow.max_turns}); add visit_limits={{{name!r}: N}} to stop sooner"))
+    found.extend(FlowDiagnostic(*finding) for finding in nested_findings(flow, check_flow))
     order = {s.name: i for i, s in enumerate(flow.states)}
     return sorted(found, key=lambda d: (d.severity != "warning", order.get(d.state or "", -1)))
 

@@ -142,7 +142,7 @@ class Snapshot:
     turn: int
     step: int
     entered_at: int
-    reply: str | None = None
+    reply: str | Mapping[str, str] | None = None  # by id: answers to pauses in branches (flow.pauses)
     vars: Mapping[str, Any] | None = None
     output_start: int | None = None
 
@@ -203,7 +203,7 @@ class RunContext(Generic[VarsT, DepsT]):
         self.entered_at = 0  # history index at which the current state visit began
         self.step = -1  # checkpointed runs: the output function now running (-1: entering the state)
         self.output_start: int | None = None  # checkpointed runs: the history index where it began
-        self.reply: str | None = None  # a person's answer, given on resume, not yet taken
+        self.reply: str | Mapping[str, str] | None = None  # a person's answer(s), given on resume, not yet taken
         self.output: OutputInfo | None = None  # the output function running (the engine sets it)
         self.agent: Agent | None = None  # the current state's (or group-chat role's) agent
         self.speaker: str | None = None  # the group-chat role now speaking
@@ -299,6 +299,12 @@ class RunContext(Generic[VarsT, DepsT]):
             await exits.aclose()
 
     # ---- reading -------------------------------------------------------------------------
+    @property
+    def hook(self) -> RunHook | None:
+        """What records the run's steps (a checkpointer's recorder), or None: sub-machines store
+        their runs beside it (:mod:`statebound.flow.nested`)."""
+        return self._hook
+
     @property
     def usage(self) -> Usage:
         """The usage of the run's LLM calls so far (``calls`` added up)."""

@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any, Self
 
 from statebound.errors import DefinitionError
+from statebound.flow.output_checks import check_outputs
 from statebound.flow.rules import Decider
 from statebound.flow.states import State, compile_transition
 from statebound.flow.validate import validate
@@ -62,6 +63,7 @@ class Machine:
         validate(self)
         if self.vars is not None:
             self.vars.check_writers(self.states)
+        check_outputs(name, self.states, self.vars)
         # where the flow was loaded from, when known (``statebound run`` sets it: a bundled flow's
         # name or ``/abs/path.py:variable``); kept with its threads, so hints can name it
         self.origin: str | None = None

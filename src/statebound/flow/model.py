@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mappin
 from typing import Any, Generic, TypeVar, overload
 
 from statebound.errors import DefinitionError
-from statebound.flow import draw
+from statebound.flow import draw_nested
 from statebound.flow.context import DepsT
 from statebound.flow.engine import FlowRun, RunOptions, stream, token_pieces
 from statebound.flow.events import TokenDelta
@@ -126,7 +126,7 @@ class Flow(Machine, Generic[VarsT, DepsT]):
         thread: str,
         *,
         checkpointer: Checkpointer,
-        input: str | None = None,  # noqa: A002 - the name the docs promise
+        input: str | Mapping[str, str] | None = None,  # noqa: A002 - the name the docs promise
         llm: LLM | None = None,
         deps: DepsT | None = None,
         on_event: EventCallback | Sequence[EventCallback] | None = None,
@@ -134,7 +134,9 @@ class Flow(Machine, Generic[VarsT, DepsT]):
         on_token: Callable[[TokenDelta], None] | None = None,
     ) -> RunResult[VarsT]:
         """Continue the stored ``thread`` from its last checkpoint. ``input`` answers the question
-        a paused thread waits on (``result.pending``); a finished thread returns its result."""
+        a paused thread waits on (``result.pending``), or, paused in parallel branches or sub-machines,
+        answers some or all of their questions by id (``{id: answer}``: :mod:`statebound.flow.pauses`);
+        a finished thread returns its result."""
         options = self._options(llm, deps, on_event, record_events, on_token, None)
         return await run_thread(self, thread, store=checkpointer, options=options, reply=input)
 
@@ -170,7 +172,7 @@ class Flow(Machine, Generic[VarsT, DepsT]):
         thread: str,
         *,
         checkpointer: Checkpointer,
-        input: str | None = None,  # noqa: A002
+        input: str | Mapping[str, str] | None = None,  # noqa: A002
         llm: LLM | None = None,
         deps: DepsT | None = None,
         on_event: EventCallback | Sequence[EventCallback] | None = None,
@@ -206,12 +208,13 @@ class Flow(Machine, Generic[VarsT, DepsT]):
         return checkpointer.fork(thread, at=at, thread=new, edit=edit, vars=data)
 
     # ---- drawing -------------------------------------------------------------------------
-    def to_mermaid(self, *, reads_writes: bool = False) -> str:
+    def to_mermaid(self, *, reads_writes: bool = False, nested: bool = True) -> str:
         """A Mermaid ``stateDiagram-v2`` of the states and transitions (``reads_writes``: with the
-        flow variables each state reads and writes)."""
-        return draw.to_mermaid(self, reads_writes=reads_writes)
+        flow variables each state reads and writes; ``nested=False``: sub-machines collapsed into
+        their states)."""
+        return draw_nested.to_mermaid(self, reads_writes=reads_writes, nested=nested)
 
-    def to_dot(self, *, reads_writes: bool = False) -> str:
-        """A Graphviz DOT digraph of the states and transitions (``reads_writes``: as for
-        :meth:`to_mermaid`)."""
-        return draw.to_dot(self, reads_writes=reads_writes)
+    def to_dot(self, *, reads_writes: bool = False, nested: bool = True) -> str:
+        """A Graphviz DOT digraph of the states and transitions (``reads_writes``, ``nested``: as
+        for :meth:`to_mermaid`)."""
+        return draw_nested.to_dot(self, reads_writes=reads_writes, nested=nested)

@@ -110,7 +110,8 @@ class MCPTool:
         from mcp.shared.exceptions import MCPError
 
         server, name = self.connection.server, self.spec.name
-        reply, ctx.reply = ctx.reply, None  # a person's answer to this call's question, on resume
+        # a person's answer to this call's question, on resume (answers by id are refused before: one question waits)
+        reply, ctx.reply = (ctx.reply if isinstance(ctx.reply, str) else None), None
         asked: list[str] = []
 
         async def ask(params: types.ElicitRequestParams) -> types.ElicitResult:

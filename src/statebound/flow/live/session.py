@@ -28,6 +28,7 @@ from statebound.flow.live.records import StoredCheckpoint, ThreadRecord
 from statebound.flow.live.signature import differences, signature
 from statebound.flow.live.store import Checkpointer
 from statebound.flow.machine import Machine
+from statebound.flow.pauses import Answers, misfit
 from statebound.flow.result import ExitReason, RunResult
 from statebound.flow.tool_calls import call_record, calls_in_progress
 
@@ -37,7 +38,7 @@ REPEAT, SKIP = "repeat", "skip"  # the answers to "a tool that must not run twic
 
 
 async def run_thread(machine: Machine, thread: str, *, store: Checkpointer, options: RunOptions[Any],
-                     task: str | None = None, reply: str | None = None) -> RunResult[Any]:
+                     task: str | None = None, reply: Answers = None) -> RunResult[Any]:
     """Run ``thread``: a new one from the start on ``task``, a stored one from its last
     checkpoint (``task``, if given, must be the one it started with; ``reply`` answers a pause)."""
     record = store.record(thread)
@@ -67,7 +68,7 @@ def thread_models(store: Checkpointer, thread: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(call.model for call in fold(lineage, "").stored.calls))
 
 
-async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpointer, reply: str | None,
+async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpointer, reply: Answers,
                     options: RunOptions[Any]) -> RunResult[Any]:
     thread = record.thread
     changed = differences(record.signature, machine)
@@ -89,6 +90,8 @@ async def _continue(machine: Machine, record: ThreadRecord, *, store: Checkpoint
         return _stored_result(machine, folded)
     if folded.kind == "intent" or (waiting and reply is None):
         return _ask(machine, store, thread, folded)
+    if waiting and reply is not None and (wrong := misfit(folded.pending or "", reply)) is not None:
+        raise CheckpointError(f"thread {thread!r}: {wrong}")
     snapshot = folded.resume_from
     if waiting and reply is not None:  # (waiting without a reply was answered above)
         snapshot = dataclasses.replace(snapshot, reply=reply) if folded.tool is None else \
@@ -136,10 +139,10 @@ def _ask(machine: Machine, store: Checkpointer, thread: str, folded: Folded) -> 
                             pending=question)
 
 
-def _after_interrupted_tool(snapshot: Snapshot, tool: str, call: str | None, reply: str) -> Snapshot:
+def _after_interrupted_tool(snapshot: Snapshot, tool: str, call: str | None, reply: Answers) -> Snapshot:
     """``repeat``: run it again; ``skip``: go on as if it failed (a ``CallTool``'s output is
     passed; a call the model made gets a failed result, and its reply's other calls go on)."""
-    answer = reply.strip().lower()
+    answer = reply.strip().lower() if isinstance(reply, str) else None
     if answer == REPEAT:
         return snapshot
     if answer != SKIP:

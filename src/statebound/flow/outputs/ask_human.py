@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from statebound.errors import DefinitionError
 from statebound.flow.context import PauseRun, RunContext
 from statebound.flow.outputs.base import Output
 
@@ -31,6 +32,9 @@ class AskHuman(Output):
         reply = ctx.reply
         if reply is None:
             raise PauseRun(self.question if isinstance(self.question, str) else self.question(ctx))
+        if not isinstance(reply, str):
+            raise DefinitionError(f"state {ctx.state!r} waits on one question, not on questions by id "
+                                  f"({', '.join(reply)}): answer it with text")
         ctx.reply = None
         ctx.add("user", reply, "human", name=self.name)
 

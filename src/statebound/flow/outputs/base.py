@@ -20,6 +20,8 @@ declaration       default           what it says
 ``pure``          False             True: it reaches nothing outside the run (no model, no tool), so
                                     its checkpoint is committed with the next one
 ``check_model``   any model         refuse, before the run, a model it cannot use
+``problems_in``   none              what is wrong with it in a state of a flow with given variables
+                                    (a sub-machine's projection), said when the flow is built
 ================  ================  ================================================================
 """
 
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from statebound.flow.context import RunContext
+    from statebound.flow.variables import VarsSpec
     from statebound.llm.base import LLM
 
 __all__ = ["Output"]
@@ -60,6 +63,12 @@ class Output(ABC):
         """Refuse, before the run starts, a model it cannot use (``llm``: the model the state
         would call; ``where`` names the state for the message). Any model, by default."""
         return None
+
+    def problems_in(self, state: str, vars: VarsSpec | None) -> list[str]:  # noqa: A002 - the flow's vars
+        """What is wrong with it as an output of ``state`` in a flow whose variables are ``vars``
+        (None: it declares none), each naming the state and the field; the flow is refused with
+        them when it is built. Nothing, by default."""
+        return []
 
     @abstractmethod
     async def run(self, ctx: RunContext[Any, Any]) -> None:

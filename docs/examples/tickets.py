@@ -7,24 +7,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from statebound import (
-    AgentSpec,
-    Benchmark,
-    BenchmarkOptions,
-    CallTool,
-    ChoiceMethod,
-    Flow,
-    FlowAgent,
-    Grade,
-    Message,
-    Pick,
-    RunContext,
-    Score,
-    State,
-    StepResult,
-    Task,
-    always,
-)
+from statebound import (AgentSpec, Benchmark, BenchmarkOptions, CallTool, ChoiceMethod, Flow, FlowAgent,
+                        Grade, Message, Pick, RunContext, Score, State, StepResult, Task, always)
 
 TEAMS = ["billing", "shipping", "technical", "account"]
 PRIORITIES = ["low", "normal", "high"]

@@ -4,36 +4,8 @@
 
 from __future__ import annotations
 
-from statebound.flow.choosing import (
-    ChoiceMethod,
-    Chooser,
-    ChooserKind,
-    Picked,
-    PromptFn,
-    choice_grammar,
-    choice_schema,
-    grammar_choice,
-    is_choice_grammar,
-    last_pick,
-    offered,
-    picks,
-    prompt_text,
-)
+from statebound.flow import choosing
+from statebound.flow.choosing import *  # noqa: F403 - the names this module always gave
 from statebound.flow.outputs.pick import Pick
 
-__all__ = [
-    "ChoiceMethod",
-    "ChooserKind",
-    "Chooser",
-    "Pick",
-    "Picked",
-    "PromptFn",
-    "choice_grammar",
-    "choice_schema",
-    "grammar_choice",
-    "is_choice_grammar",
-    "last_pick",
-    "offered",
-    "picks",
-    "prompt_text",
-]
+__all__ = [*choosing.__all__, "Pick"]

@@ -11,8 +11,8 @@ what is missing.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

@@ -1,9 +1,10 @@
 """Pair this run's agents with the first run's (../eval-12) game by game, as a report pairs the
 agents of one run (exact McNemar, paired bootstrap of the reward): `statebound report` pairs
-agents within a run only. Prints a Markdown table (paired-12.md). It lives in a folder of its
-own: every .py file beside the fold machines would be read as a machine.
+agents within a run only; the step limit is the argument (12 or 20). Prints a Markdown table
+(paired-12.md, paired-20.md). It lives in a folder of its own: every .py file beside the fold
+machines would be read as a machine.
 
-    python benchmarks/records/induce-alfworld/places/paired/pair.py > benchmarks/records/induce-alfworld/places/paired/paired-12.md
+    python benchmarks/records/induce-alfworld/places/paired/pair.py 12 > benchmarks/records/induce-alfworld/places/paired/paired-12.md
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from pathlib import Path
 from statebound.report.stats import mcnemar_exact, paired_bootstrap
 
 PLACES = Path(__file__).resolve().parents[1]
-RUNS = {"places": PLACES / "eval-12", "first": PLACES.parent / "eval-12"}
 
 
 def outcomes(run: str, results: Path) -> dict[str, dict[str, float]]:
@@ -30,7 +30,9 @@ def outcomes(run: str, results: Path) -> dict[str, dict[str, float]]:
 
 
 def main() -> None:
-    agents = {name: games for run, path in RUNS.items() for name, games in outcomes(run, path).items()}
+    limit = sys.argv[1] if len(sys.argv) > 1 else "12"
+    runs = {"places": PLACES / f"eval-{limit}", "first": PLACES.parent / f"eval-{limit}"}
+    agents = {name: games for run, path in runs.items() for name, games in outcomes(run, path).items()}
     out = sys.stdout
     out.write("| A | B | games | SR A % | SR B % | A only | B only | McNemar p | mean reward A-B | 95% CI | bootstrap p |\n")
     out.write("|---|---|---|---|---|---|---|---|---|---|---|\n")

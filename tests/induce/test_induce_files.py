@@ -26,7 +26,7 @@ def machine():
     register_domain(Domain("kitchen", slots=("object", "receptacle"), slot_values=slots,
                            task_type=lambda text: "cool" if "cool some" in text else "put"))
     learnt = learn(lessons(GAMES), benchmark="kitchen", slots=("object", "receptacle"))
-    return type(learnt)(benchmark="kitchen", graphs=learnt.graphs, slots=learnt.slots, origin="",
+    return type(learnt)(benchmark="kitchen", graphs=learnt.graphs, slots=learnt.slots, places=learnt.places, origin="",
                         trained=Trained(runs=("runs/kitchen",), tasks=("cool-0", "put-3"), episodes=5, steps=26))
 
 
@@ -35,6 +35,7 @@ def test_a_machine_file_reads_back_as_written(machine, tmp_path: Path, suffix: s
     path = write_machine(machine, tmp_path / f"machine{suffix}")
     again = load_machine(path)
     assert again.graphs == machine.graphs and again.trained == machine.trained
+    assert again.places == machine.places and list(again.places["egg"]) == ["fridge", "sink"]
     assert again.origin == str(path)
     flow = again.flow()
     assert [s.name for s in flow.states][:3] == ["Start", "cool", "cool: go to {seen}"]

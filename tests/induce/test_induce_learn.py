@@ -4,6 +4,7 @@ transition counts, and the tiers of what each state offers (replayed without a m
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 from kitchen import Kitchen, lessons, slots
@@ -11,7 +12,9 @@ from kitchen import Kitchen, lessons, slots
 from statebound.induce.domains import Domain, register_domain
 from statebound.induce.flow import state_plans
 from statebound.induce.learn import learn
+from statebound.induce.places import places_hint
 from statebound.induce.templates import Occurrence, Template, generalise, typed_words
+from statebound.llm.testing import ScriptedLLM
 
 GAMES = [("cool", "apple", "counter 1", "shelf"), ("cool", "egg", "fridge 1", "table"),
          ("cool", "apple", "table 1", "shelf"), ("cool", "milk", "counter 1", "table"),
@@ -93,3 +96,43 @@ def test_the_induced_flow_wins_unseen_games_with_random_picks(machine):
         wins += game.won
         assert result.exit_state == "Done"
     assert wins == 3
+
+
+def test_places_count_where_each_thing_a_task_named_was_seen(machine):
+    # an apple was seen on the counter in two games (going there, then taking it), on the table in one;
+    # the places are the words of the actions' free slots, the things the tasks' slot values
+    assert machine.places == {"apple": {"counter": 4, "table": 2}, "cup": {"table": 2},
+                              "egg": {"fridge": 2, "sink": 2}, "milk": {"counter": 2}}
+
+
+def test_the_hint_names_the_candidates_places_most_seen_first():
+    places = {"apple": {"table": 2, "counter": 4, "sink": 1}}
+    assert places_hint(places, ["apple", "shelf"], ["go to table 1", "go to counter 1", "go to shelf 1"]) == (
+        "In solved games, a apple was seen at: counter (4), table (2).")
+    assert places_hint(places, ["apple"], ["go to shelf 1"]) is None      # nothing said of these places
+    assert places_hint(places, ["pear"], ["go to counter 1"]) is None     # nor of a thing never seen
+
+
+def _reads_the_hint(context: str, text: str) -> list[float]:
+    """A model that prefers the words of the last line telling where things were seen."""
+    hint = next((line for line in reversed(context.splitlines()) if line.startswith("In solved games")), "")
+    return [0.0 if word in hint.replace("(", " ").split() else -1.0 for word in text.split()]
+
+
+def _first_action(machine, chooser: str) -> tuple[str, dict]:
+    game = Kitchen("cool", "cup", "table 1", "shelf")  # a cup was seen on the table only
+    flow = machine.flow(chooser=chooser, task_type="cool", max_turns=12)
+    result = asyncio.run(flow.run(game.reset("t"), deps=game, llm=ScriptedLLM(scorer=_reads_the_hint)))
+    choice = next(e.data["choice"] for e in result.history if isinstance(e.data, dict) and "choice" in e.data)
+    return choice["candidates"][choice["picked"]], choice
+
+
+def test_the_model_reads_where_the_tasks_thing_was_seen_and_the_control_does_not(machine):
+    blind = dataclasses.replace(machine, places={})
+    picked, choice = _first_action(machine, "score")
+    assert picked == "go to table 1" and choice["candidates"][0] == "go to counter 1"
+    assert choice["prompt"].endswith("In solved games, a cup was seen at: table (2).")
+    picked, choice = _first_action(blind, "score")                  # no places learnt: no hint, first wins
+    assert picked == "go to counter 1" and "prompt" not in choice
+    # the random control runs the same machine: same candidates, same draws, no prompt built
+    assert _first_action(machine, "random") == _first_action(blind, "random")

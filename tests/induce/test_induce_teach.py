@@ -13,6 +13,7 @@ from statebound.bench.store import RunStore
 from statebound.contract.result import EpisodeResult
 from statebound.contract.trace import Step
 from statebound.errors import DefinitionError
+from statebound.induce import load_machine
 from statebound.induce.teach import demonstrations, induce_machine
 
 TASK = "You are in the middle of a room.\nYour task is to: put some apple in fridge."
@@ -103,3 +104,21 @@ def test_the_command_writes_a_machine_and_folds_of_them(tmp_path: Path):
     again = CliRunner().invoke(app, ["induce", str(run), "--benchmark", "alfworld", "--folds", "2", "--out", str(out),
                                      "--no-eval"])
     assert again.exit_code == 2 and "already holds machines" in again.output
+
+
+def _found_at(place: str) -> list[Step]:
+    """The won episode with the apple on ``place`` instead of the countertop."""
+    return [Step(action=s.action.replace("countertop", place), observation=s.observation.replace("countertop", place),
+                 ok=s.ok, offered=tuple(a.replace("countertop", place) for a in s.offered or ())) for s in WON]
+
+
+def test_each_fold_learns_its_places_from_its_own_tasks_only(tmp_path: Path):
+    from statebound.induce.folds import write_folds
+
+    # the apple lay on the countertop in the first fold's games, on the diningtable in the second's
+    places = {"put-018": "countertop", "put-019": "diningtable", "put-020": "countertop", "put-021": "diningtable"}
+    run = _store(tmp_path / "run", "alfworld", [_episode(t, steps=_found_at(p)) for t, p in places.items()])
+    one, two = (load_machine(path) for path in write_folds([run], benchmark="alfworld", folds=2, out_dir=tmp_path / "f"))
+    assert one.trained.held_out == ("put-018", "put-020") and two.trained.held_out == ("put-019", "put-021")
+    assert one.places["apple"]["diningtable"] == 4 and "countertop" not in one.places["apple"]
+    assert two.places["apple"]["countertop"] == 4 and "diningtable" not in two.places["apple"]

@@ -56,7 +56,14 @@ def machine_json(machine: Machine) -> str:
                     "milestone": role.milestone, "next": dict(role.next), "values": dict(role.values)}
             lines.append("      " + json.dumps(item, ensure_ascii=False) + ("," if r < len(graph.roles) - 1 else ""))
         lines.append("    ]}" + ("," if g < len(machine.graphs) - 1 else ""))
-    lines += ["  ]", "}"]
+    lines.append("  ]" + ("," if machine.places else ""))
+    if machine.places:
+        lines.append('  "places": {')
+        things = list(machine.places.items())
+        lines += [f"    {_literal(thing)}: {_counts(at)}" + ("," if i < len(things) - 1 else "")
+                  for i, (thing, at) in enumerate(things)]
+        lines.append("  }")
+    lines.append("}")
     return "\n".join(lines) + "\n"
 
 
@@ -76,7 +83,11 @@ def machine_python(machine: Machine) -> str:
             lines.append(f"            Role({_literal(role.name)}, {_literal(role.template)}, "
                          f"count={role.count}{milestone}, next={_counts(role.next)}{values}),")
         lines.append("        ]),")
-    lines += ["    ],", ")", "flow = machine.flow()  # for `statebound flow draw/check THIS.py:flow`", ""]
+    lines.append("    ],")
+    if machine.places:
+        lines += ["    places={", *(f"        {_literal(thing)}: {_counts(at)}," for thing, at in machine.places.items()),
+                  "    },"]
+    lines += [")", "flow = machine.flow()  # for `statebound flow draw/check THIS.py:flow`", ""]
     return "\n".join(lines)
 
 
@@ -101,7 +112,7 @@ def _from_json(path: Path) -> Machine:
                               "make one with statebound induce")
     from pydantic import TypeAdapter, ValidationError
 
-    fields = {"benchmark", "slots", "trained", "graphs"}
+    fields = {"benchmark", "slots", "trained", "graphs", "places"}
     try:
         return TypeAdapter(Machine).validate_python({**{k: data[k] for k in fields if k in data}, "origin": str(path)})
     except ValidationError as error:

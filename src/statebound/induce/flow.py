@@ -18,11 +18,15 @@ tiers that has an offered action not already tried:
 
 An action counts as already tried when it was sent since the last milestone of another kind (a
 ``go to`` place is tried again once the object is taken). The model chooses within the tier: by
-any chooser (``score``, ``label``, ``grammar``, ``auto``) or ``random``, the control.
+any chooser (``score``, ``label``, ``grammar``, ``auto``) or ``random``, the control. When the
+machine learnt where things were seen (``places``), the model reads, after the history, where the
+task's things were seen among the places the candidates name (:mod:`statebound.induce.places`);
+the candidates are the same either way, so the random control runs the same machine.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,7 +58,9 @@ from statebound.induce.machine import (
     templates,
     where,
 )
+from statebound.induce.places import places_hint
 from statebound.induce.templates import Template, read_words, skeleton_of
+from statebound.llm.base import Message
 
 __all__ = ["START", "UNTRAINED", "StatePlan", "machine_flow", "state_name", "state_plans"]
 
@@ -193,6 +199,21 @@ class _Runtime:
 
         return offer
 
+    def told(self, plan: StatePlan) -> Callable[[RunContext], Sequence[Message]]:
+        """The history as chat messages, the last one followed by where the task's things were
+        seen among the places the candidates name (:func:`places_hint`), when the counts say."""
+        offer = self.candidates(plan)
+
+        def prompt(ctx: RunContext) -> Sequence[Message]:
+            messages = list(ctx.messages())
+            hint = places_hint(self.machine.places, self.slots(ctx).values(), offer(ctx))
+            if hint is not None:
+                last = messages[-1]
+                messages[-1] = dataclasses.replace(last, content=f"{last.content}\n{hint}")
+            return messages
+
+        return prompt
+
     def act(self, ctx: RunContext) -> ToolResult:
         action = latest_reply(ctx)
         result = ctx.deps.step(action)
@@ -210,7 +231,9 @@ def _over(ctx: RunContext) -> bool:
 def _acting(runtime: _Runtime, plan: StatePlan, description: str, chooser: ChoiceMethod, seed: int) -> State:
     transitions = [(Rule(_over, "over"), DONE), *[(runtime.took(t, label), target) for t, target, label in plan.moves],
                    (always(), plan.name)]
-    pick = Pick(runtime.candidates(plan), method=chooser, name="action", seed=seed)
+    told = bool(runtime.machine.places) and chooser != "random"  # the control reads nothing
+    pick = Pick(runtime.candidates(plan), method=chooser, name="action", seed=seed,
+                prompt=runtime.told(plan) if told else None)
     return State(plan.name, outputs=[pick, CallTool(runtime.act, name=runtime.machine.benchmark)],
                  transitions=transitions, description=description)
 

@@ -16,6 +16,9 @@ Per task type:
    are counted (``values``: the places the object was found).
 5. **Counts**: how many episodes began with each role, how often each role led to each other one,
    and to ``Done`` (the end of a solved episode).
+6. **Places**: where each thing the tasks name was seen (:mod:`statebound.induce.places`): for each
+   slot value of the tasks (``mug``), the places (the words of an action's free slots) whose
+   observation named it, counted.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 
 from statebound.contract.trace import Step
 from statebound.induce.machine import DONE, Graph, Machine, Role
+from statebound.induce.places import count_places
 from statebound.induce.templates import (
     NUMBER,
     Occurrence,
@@ -39,6 +43,7 @@ from statebound.induce.templates import (
 __all__ = ["Demonstration", "learn"]
 
 Kind = tuple[str, int]
+Visit = tuple[tuple[str, ...], frozenset[str]]  # an action's place words, the words that answered it
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +67,8 @@ def _occurrences(demo: Demonstration, canonical: Callable[[str], str]) -> list[O
         action = canonical(step.action)
         if step.ok and action.split():
             words = tuple(action.split())
-            found.append(Occurrence(words, typed_words(action, demo.slots), frozenset(shown)))
+            found.append(Occurrence(words, typed_words(action, demo.slots), frozenset(shown),
+                                    frozenset(read_words(step.observation))))
         shown |= read_words(step.observation)
     return found
 
@@ -111,7 +117,9 @@ def _role_name(template: str, taken: set[str]) -> str:
 
 
 def _graph(task_type: str, episodes: Sequence[Sequence[Occurrence]], fixed: Mapping[Kind, set[int]], *,
-           share: float, agree: float, min_constant: int) -> Graph:
+           share: float, agree: float, min_constant: int) -> tuple[Graph, list[Visit]]:
+    """The task type's graph, and each action's visit: the words of its role's free slots (its
+    place) with the observation that answered it."""
     milestones = _milestones(episodes, share)
     keys: list[list[tuple[Kind, int]]] = []
     members: dict[tuple[Kind, int], list[Occurrence]] = defaultdict(list)
@@ -137,7 +145,8 @@ def _graph(task_type: str, episodes: Sequence[Sequence[Occurrence]], fixed: Mapp
             following[here][names[after] if after is not None else DONE] += 1
     roles_out = [Role(names[key], templates[key], count=len(members[key]), next=dict(following[key].most_common()),
                       milestone=key[0] in milestones, values=_values(templates[key], members[key])) for key in order]
-    return Graph(task_type, roles_out, start=dict(start.most_common()), episodes=len(episodes))
+    visits = [(Template(templates[key]).fillers(" ".join(o.words)), o.answer) for key in order for o in members[key]]
+    return Graph(task_type, roles_out, start=dict(start.most_common()), episodes=len(episodes)), visits
 
 
 def learn(demonstrations: Sequence[Demonstration], *, benchmark: str, slots: Sequence[str],
@@ -152,6 +161,9 @@ def learn(demonstrations: Sequence[Demonstration], *, benchmark: str, slots: Seq
         if occurrences:
             by_type[demo.task_type].append(occurrences)
     fixed = _fixed_positions([episode for episodes in by_type.values() for episode in episodes], min_constant)
-    graphs = [_graph(task_type, episodes, fixed, share=share, agree=agree, min_constant=min_constant)
+    learnt = [_graph(task_type, episodes, fixed, share=share, agree=agree, min_constant=min_constant)
               for task_type, episodes in by_type.items()]
-    return Machine(benchmark=benchmark, graphs=graphs, slots=tuple(slots), origin="")
+    named = {value for demo in demonstrations for value in demo.slots.values() if value}
+    places = count_places([visit for _, visits in learnt for visit in visits], named)
+    return Machine(benchmark=benchmark, graphs=[graph for graph, _ in learnt], slots=tuple(slots), places=places,
+                   origin="")

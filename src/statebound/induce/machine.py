@@ -11,6 +11,8 @@ another, with what it was learnt from. A person may read and edit it (written as
 - :class:`Graph`: a task type's roles, where its episodes started (``start``) and how many there
   were.
 - :class:`Trained`: what the machine was learnt from and what that cost (the design cost).
+- ``places`` (on the :class:`Machine`): where each thing the tasks named was seen, counted
+  (:mod:`statebound.induce.places`); the model reads them before it picks.
 
 Mistakes in an edited machine (a role leading to no role, a template naming no slot, a role no
 path reaches) are reported by :func:`check_machine` and when the flow is built, each with the line
@@ -106,18 +108,21 @@ def _defining_file() -> str:
 @dataclass(frozen=True, slots=True)
 class Machine:
     """An induced machine for ``benchmark``: a :class:`Graph` per task type; ``slots`` are the
-    task slots its templates may name (``{object}``); ``origin`` is the file it was read from
-    (found by itself for a machine written as Python; ``""``: none)."""
+    task slots its templates may name (``{object}``); ``places``: where each thing a task named
+    was seen (thing -> place -> times); ``origin`` is the file it was read from (found by itself
+    for a machine written as Python; ``""``: none)."""
 
     benchmark: str
     graphs: Sequence[Graph]
     slots: Sequence[str] = ()
     trained: Trained = field(default_factory=Trained)
+    places: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     origin: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "graphs", tuple(self.graphs))
         object.__setattr__(self, "slots", tuple(self.slots))
+        object.__setattr__(self, "places", {thing: dict(at) for thing, at in self.places.items()})
         if self.origin is None:
             object.__setattr__(self, "origin", _defining_file())
 
@@ -152,6 +157,10 @@ def _problems(machine: Machine) -> list[tuple[str | None, str | None, str]]:
         found.append((None, None, "the machine has no graph; give at least one task type's roles"))
     for repeated in sorted({t for t in types if types.count(t) > 1}):
         found.append((repeated, None, f"task type {repeated!r} has two graphs; merge them"))
+    for thing, at in machine.places.items():
+        if any(not isinstance(n, int) or n < 0 for n in at.values()):
+            found.append((None, None, f"places[{thing!r}]: the times each place was seen must be whole numbers, "
+                                      f"not {dict(at)!r}"))
     for graph in machine.graphs:
         names = [role.name for role in graph.roles]
         known = [*names, DONE]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -108,8 +109,7 @@ def induce_machine(run_dirs: Sequence[str | Path], *, benchmark: str, tasks: Col
                       held_out=tuple(held_out), episodes=len(demos),
                       steps=sum(1 for d in demos for s in d.steps if s.ok), tokens=sum(d.tokens for d in demos),
                       seconds=round(time.perf_counter() - started, 3))
-    return Machine(benchmark=machine.benchmark, graphs=machine.graphs, slots=machine.slots, trained=trained,
-                   origin="")
+    return replace(machine, trained=trained)
 
 
 def induce(run_dirs: Sequence[str | Path], *, benchmark: str, tasks: Collection[str] | None = None,

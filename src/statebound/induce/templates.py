@@ -104,12 +104,14 @@ class Template:
 
 @dataclass(frozen=True, slots=True)
 class Occurrence:
-    """One action of a role: its words as sent, typed (:func:`typed_words`), and the words the
-    environment had shown before it (the task text and every observation since)."""
+    """One action of a role: its words as sent, typed (:func:`typed_words`), the words the
+    environment had shown before it (the task text and every observation since) and the words of
+    the observation that answered it."""
 
     words: tuple[str, ...]
     typed: tuple[str, ...]
     shown: frozenset[str]
+    answer: frozenset[str] = frozenset()
 
 
 def generalise(occurrences: Sequence[Occurrence], *, agree: float = 0.95, min_constant: int = 3,

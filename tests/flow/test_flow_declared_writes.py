@@ -1,13 +1,16 @@
 """An output's declared writes are checked against what it writes: an undeclared write fails the run
-naming the field; a declared write never made in a whole run is a warning naming the state, the
-output and the field."""
+naming the field; a declared write never made in a whole run is named in the result (state, output,
+field), and `statebound run` prints it."""
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
-from statebound.flow import Flow, Output, RunContext, State, UnwrittenDeclaration, Update, always
+from typer.testing import CliRunner
+
+from statebound.cli.app import app
+from statebound.flow import Flow, Output, RunContext, State, Update, always
 
 
 @dataclass(frozen=True)
@@ -33,22 +36,27 @@ def _flow(*outputs: Output) -> Flow[Plan]:
         State("Work", outputs=list(outputs), transitions=[(always(), "End")]), State("End", final=True)])
 
 
-def _warned(flow: Flow[Plan]) -> list[str]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = flow.run_sync("task")
+def _unwritten(flow: Flow[Plan]) -> tuple[tuple[str, str, str], ...]:
+    result = flow.run_sync("task")
     assert result.error is None
-    return [str(w.message) for w in caught if issubclass(w.category, UnwrittenDeclaration)]
+    return result.unwritten
 
 
 def test_a_declared_write_never_made_is_named_with_its_state_output_and_field() -> None:
-    assert _warned(_flow(Count(finish=False))) == [
-        "flow 'plan', state 'Work': Count declares it writes 'done' but did not write it in a whole run; "
-        "drop it from writes= or write it"]
+    assert _unwritten(_flow(Count(finish=False))) == (("Work", "Count", "done"),)
 
 
-def test_every_declared_write_made_warns_of_nothing() -> None:
-    assert _warned(_flow(Count(finish=True))) == []
+def test_every_declared_write_made_names_nothing() -> None:
+    assert _unwritten(_flow(Count(finish=True))) == ()
+
+
+def test_statebound_run_prints_the_write_never_made(tmp_path: Path) -> None:
+    source = tmp_path / "plan.py"
+    source.write_text(f"import sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+                      "from test_flow_declared_writes import Count, _flow\nflow = _flow(Count(finish=False))\n",
+                      encoding="utf-8")
+    printed = CliRunner().invoke(app, ["run", f"{source}:flow", "--task", "plan", "--model", "scripted"]).output
+    assert "note: in state Work, Count declares it writes 'done' but did not write it in this run" in " ".join(printed.split())
 
 
 def test_an_undeclared_write_fails_the_run_naming_the_field() -> None:

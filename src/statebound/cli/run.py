@@ -296,6 +296,9 @@ def _print_usage(console: Console, result: RunResult) -> None:
     cost = "unknown" if result.cost is None else f"${result.cost:.4f}"
     if result.vars is not None:
         console.print(inert_text(f"vars: {result.vars!r}"))
+    for state, output, field in result.unwritten:
+        console.print(inert_text(f"note: in state {state}, {output} declares it writes {field!r} but did not write "
+                                 "it in this run (drop it from writes=, or write it)", "yellow"))
     colour = "green" if result.ok else "red"
     console.print(Text.assemble(inert_text(f"exit: {result.exit_state} ({result.exit_reason.value})", colour),
                                 f" after {result.turns} turns; cost {cost}"))

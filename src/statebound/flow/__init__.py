@@ -33,7 +33,6 @@ from statebound.flow.choosing import (
     picks,
 )
 from statebound.flow.context import RunContext
-from statebound.flow.declared_writes import UnwrittenDeclaration
 from statebound.flow.engine import FlowRun, RunOptions
 from statebound.flow.events import (
     BudgetHit,
@@ -94,7 +93,6 @@ __all__ = [
     # model
     "Flow",
     "State",
-    "UnwrittenDeclaration",
     "Update",
     "VarsSpec",
     "Agent",

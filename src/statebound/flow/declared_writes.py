@@ -1,19 +1,19 @@
 """Declared writes a run never made: an output function's ``writes`` that names a field it did not
-write is reported, naming the state, the output and the field, once the run that shows it ends.
+write is listed in the run's result (``RunResult.unwritten``: the state, the output and the field),
+and ``statebound run`` prints it.
 
 An output may write a field only on some runs (a tool that records what it found, when it found
 something), so only a run that went from its start to a final state, with the output finishing each
-time it ran, can show that a declaration is never used; it is then a warning, not an error (an
+time it ran, can show that a declaration is never used; it is then a note, not an error (an
 undeclared write is an error at once: :meth:`RunContext.update
 <statebound.flow.context.RunContext.update>`)."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-__all__ = ["DeclaredWrites", "UnwrittenDeclaration"]
+__all__ = ["DeclaredWrites"]
 
 
 class OutputInfo(Protocol):
@@ -24,10 +24,6 @@ class OutputInfo(Protocol):
 
     @property
     def writes(self) -> Sequence[str]: ...
-
-
-class UnwrittenDeclaration(UserWarning):
-    """An output function declares a write (``writes=``) it never made in a whole run."""
 
 
 class DeclaredWrites:
@@ -50,12 +46,6 @@ class DeclaredWrites:
         """``(state, output label, field)`` for each declared write never made."""
         return [(state, output.label, field) for key, (state, output) in self._ran.items()
                 for field in _declared(output.writes) if field not in self._written.get(key, ())]
-
-    def warn(self, flow: str) -> None:
-        for state, label, field in self.unwritten():
-            warnings.warn(UnwrittenDeclaration(
-                f"flow {flow!r}, state {state!r}: {label} declares it writes {field!r} but did not write it in a "
-                "whole run; drop it from writes= or write it"), stacklevel=2)
 
 
 def _declared(writes: Sequence[str]) -> tuple[str, ...]:

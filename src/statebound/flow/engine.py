@@ -287,11 +287,11 @@ class FlowRun(Generic[VarsT, DepsT]):
         if listeners is not None:
             await listeners.flush()
         events = tuple(listeners.recorded or ()) if listeners is not None else ()
-        result: RunResult[VarsT] = result_of(ctx, self.trajectory, reason, error=error, pending=pending, events=events)
+        unwritten = tuple(ctx.declared.unwritten()) if reason is ExitReason.FINAL and ctx.declared is not None else ()
+        result: RunResult[VarsT] = result_of(ctx, self.trajectory, reason, error=error, pending=pending, events=events,
+                                             unwritten=unwritten)
         if self._hook is not None:
             self._hook.finished(ctx, result)
-        if reason is ExitReason.FINAL and ctx.declared is not None:
-            ctx.declared.warn(self.machine.name)
         self.result = result
         finished = RunFinished(result)
         if listeners is not None and self._sinks:
@@ -307,7 +307,7 @@ def _unpriced(model: str, usage: Usage) -> float | None:
 
 def result_of(ctx: RunContext[Any, Any], trajectory: Sequence[str], reason: ExitReason, *,
               error: BaseException | None = None, pending: str | None = None,
-              events: tuple[Any, ...] = ()) -> RunResult[Any]:
+              events: tuple[Any, ...] = (), unwritten: tuple[tuple[str, str, str], ...] = ()) -> RunResult[Any]:
     """The :class:`RunResult` of a run that stands where ``ctx`` does, having entered the states of
     ``trajectory`` (it ends in the last of them: ``ctx.state`` may name one a limit refused)."""
     costs = [call.cost for call in ctx.calls]
@@ -326,6 +326,7 @@ def result_of(ctx: RunContext[Any, Any], trajectory: Sequence[str], reason: Exit
         error=error,
         events=events,
         pending=pending,
+        unwritten=unwritten,
     )
 
 

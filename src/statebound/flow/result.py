@@ -52,7 +52,8 @@ class RunResult(Generic[VarsT]):
     a visit or turn limit kept the run out of is not entered: the ``BudgetHit`` event names it). ``error`` is set
     when ``exit_reason`` is :attr:`ExitReason.ERROR`; ``pending`` is the question a paused run
     (:attr:`ExitReason.PAUSED`) waits on. ``vars`` are the flow variables where the run ended
-    (None: the flow declares none).
+    (None: the flow declares none). ``unwritten`` names, for a run from its start to a final state,
+    each write an output function declares and never made: ``(state, output, field)``.
     """
 
     task: str
@@ -69,6 +70,7 @@ class RunResult(Generic[VarsT]):
     events: tuple[StepEvent, ...] = field(default=(), repr=False)
     pending: str | None = None
     vars: VarsT | None = None
+    unwritten: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def ok(self) -> bool:

@@ -65,38 +65,23 @@ def test_off_again_no_span_is_made(spans):
 
 
 def test_a_sub_machine_and_each_parallel_branch_are_spans_under_the_state_that_runs_them(spans):
-    from dataclasses import dataclass, field
+    from statebound.examples.fan_out import Notes, build_flow, search
+    from statebound.flow import Sub, always
 
-    from statebound.flow import CallLLM, FanOut, Instruction, Sub, Update, always, append
-
-    @dataclass(frozen=True)
-    class Probe:
-        city: str = ""
-        report: str = ""
-
-    @dataclass(frozen=True)
-    class Trip:
-        cities: list[str] = field(default_factory=lambda: ["Oslo", "Rome", "Lima"])
-        reports: list[str] = field(default_factory=list)
-
-    probe = Flow(name="probe", initial="Ask", vars=Probe, states=[
-        State("Ask", outputs=[Instruction(lambda ctx: f"Weather in {ctx.vars.city}"), CallLLM(max_tokens=8),
-                              Update(lambda ctx: {"report": ctx.last_of("llm").content}, writes=["report"])],
-              transitions=[(always(), "Done")]),
-        State("Done", final=True)])
-    trip = Flow(name="trip", initial="Gather", vars=Trip, states=[
-        State("Gather", outputs=[FanOut("cities", Sub(probe, vars_out={"reports": "report"}), item="city",
-                                        merge={"reports": append})], transitions=[(always(), "Check")]),
-        State("Check", outputs=[Sub(probe, vars_in=lambda ctx: {"city": "Bern"})], transitions=[(always(), "End")]),
-        State("End", final=True)])
-    assert trip.run_sync("plan a trip", llm=ScriptedLLM(["sunny"] * 4)).ok
+    research = build_flow()  # Gather: one `search` sub-machine per question, side by side
+    check = State("Check", outputs=[Sub(search, vars_in=lambda ctx: {"question": "one more"})],
+                  transitions=[(always(), "End")])
+    flow = Flow(name="research", initial="Gather", vars=Notes, max_turns=60, states=[
+        State("Gather", outputs=research.states_by_name["Gather"].outputs, transitions=[(always(), "Check")]),
+        check, State("End", final=True)])
+    assert flow.run_sync("research", llm=ScriptedLLM(["a note"] * 9)).ok
     named = by_name(spans)
-    (run,) = named["invoke_agent trip"]
-    gather, check = (next(s for s in named[f"state {name}"] if s.parent.span_id == run.context.span_id)
-                     for name in ("Gather", "Check"))
-    children = named["invoke_agent probe"]
-    assert sorted(s.parent.span_id == gather.context.span_id for s in children) == [False, True, True, True]
-    assert sum(s.parent.span_id == check.context.span_id for s in children) == 1
-    asks = named["state Ask"]  # each child's states are under its own run span, its model calls under them
-    assert {s.parent.span_id for s in asks} == {s.context.span_id for s in children}
-    assert {c.parent.span_id for c in named["chat scripted"]} == {s.context.span_id for s in asks}
+    (run,) = named["invoke_agent research"]
+    gather, checked = (next(s for s in named[f"state {name}"] if s.parent.span_id == run.context.span_id)
+                       for name in ("Gather", "Check"))
+    children = named["invoke_agent search"]
+    assert sum(s.parent.span_id == gather.context.span_id for s in children) == 8
+    assert sum(s.parent.span_id == checked.context.span_id for s in children) == 1
+    looks = named["state Look"]  # each child's states are under its own run span, its model calls under them
+    assert sorted(s.parent.span_id for s in looks) == sorted(s.context.span_id for s in children)
+    assert {c.parent.span_id for c in named["chat scripted"]} == {s.context.span_id for s in looks}

@@ -72,10 +72,12 @@ async def dozy(request: Request) -> str:
 
 
 async def slow_to_stop(request: Request) -> str:
-    """:func:`oracle` after 0.3 s; when cancelled it cleans up for 60 s, cancelled again or not (a
-    stuck shutdown)."""
+    """:func:`oracle` after 0.3 s for toy-000 to toy-003 and 60 s for the others (so a stop once
+    four are stored finds every running episode in its call); when cancelled it cleans up for 60 s,
+    cancelled again or not (a stuck shutdown)."""
+    task = re.search(r"toy-(\d+)", request_text(request))
     try:
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3 if task and int(task[1]) < 4 else 60)
     except asyncio.CancelledError:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -110,6 +110,7 @@ def test_a_second_signal_exits_at_once(tmp_path):
     out = tmp_path / "run"
     process = _start(out, model="slow_to_stop")
     _wait_stored(process, out, 4, timeout=60)
+    time.sleep(0.5)  # the next four episodes are in their model calls (60 s each)
     process.send_signal(signal.SIGINT)
     time.sleep(1)
     assert process.poll() is None  # still stopping

@@ -12,7 +12,7 @@ A stored run comes back as a :class:`Snapshot` (see :mod:`statebound.flow.live`)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass
 from time import perf_counter
@@ -22,7 +22,7 @@ from typing_extensions import TypeVar
 
 from statebound.errors import DefinitionError
 from statebound.flow.agent import Agent
-from statebound.flow.declared_writes import DeclaredWrites
+from statebound.flow.declared_writes import DeclaredWrites, Declares
 from statebound.flow.events import BudgetHit, MessageAdded, StepEvent, TokenDelta, VarsWritten
 from statebound.flow.history import Entry, EntryRole, MessageCache, Source, system_text
 from statebound.flow.json_data import json_problem
@@ -73,15 +73,9 @@ class MachineInfo(Protocol):
     def vars(self) -> VarsSpec | None: ...
 
 
-class OutputInfo(Protocol):
+class OutputInfo(Declares, Protocol):
     """What a run reads of the output function running (``ctx.output``): an
-    :class:`~statebound.flow.outputs.base.Output`."""
-
-    @property
-    def label(self) -> str: ...
-
-    @property
-    def writes(self) -> Sequence[str]: ...
+    :class:`~statebound.flow.outputs.base.Output`; its label and declared writes, and:"""
 
     @property
     def pure(self) -> bool: ...

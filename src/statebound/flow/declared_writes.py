@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-__all__ = ["DeclaredWrites"]
+__all__ = ["DeclaredWrites", "Declares"]
 
 
-class OutputInfo(Protocol):
-    """What is read of an output function here: its label and the writes it declares."""
+class Declares(Protocol):
+    """What is read of an output function here: its label and the writes it declares (the part of
+    :class:`~statebound.flow.context.OutputInfo` this module needs)."""
 
     @property
     def label(self) -> str: ...
@@ -32,14 +33,14 @@ class DeclaredWrites:
     __slots__ = ("_ran", "_written")
 
     def __init__(self) -> None:
-        self._ran: dict[int, tuple[str, OutputInfo]] = {}  # id(output) -> (state, output)
+        self._ran: dict[int, tuple[str, Declares]] = {}  # id(output) -> (state, output)
         self._written: dict[int, set[str]] = {}
 
-    def ran(self, state: str, output: OutputInfo) -> None:
+    def ran(self, state: str, output: Declares) -> None:
         """``output`` (which declares writes) ran in ``state``."""
         self._ran.setdefault(id(output), (state, output))
 
-    def wrote(self, output: OutputInfo, fields: Iterable[str]) -> None:
+    def wrote(self, output: Declares, fields: Iterable[str]) -> None:
         self._written.setdefault(id(output), set()).update(fields)
 
     def unwritten(self) -> list[tuple[str, str, str]]:

@@ -221,3 +221,16 @@ async def test_the_embedded_model_builds_and_runs_a_command_from_its_own_scores(
     assert all(c["scores"][c["picked"]] == max(s for s in c["scores"] if s is not None) for c in scored)
     assert commands_run(result)[0].startswith(next(c for c in choices if c["name"] == "head")["candidates"][
         next(c for c in choices if c["name"] == "head")["picked"]].strip())
+
+
+@needs_sandbox
+async def test_the_rules_declare_every_variable_they_read(monkeypatch):
+    # the conditions are lambdas over the variables (``now``), where bytecode inference sees nothing
+    from traced_reads import tracing_reads
+
+    trace = tracing_reads(monkeypatch)
+    for agent, task in (("stateflow-scoped-random", "1-22"), ("stateflow-scoped-compose-random", "3-4"),
+                        ("stateflow-scoped-random", "3-14")):
+        await run_task("intercode-bash", agent, task, llm=ScriptedLLM())
+    assert {"more", "pipes"} <= trace.read["a pipe may follow"] and trace.read["episode over"] == {"done"}
+    assert trace.undeclared() == {}

@@ -213,3 +213,13 @@ def test_the_embedded_model_makes_the_picks(env: QAEnvironment) -> None:
     assert result.exit_reason is ExitReason.FINAL and choice.method == "score"
     assert choice.scores is not None and len(choice.scores) == 2 and env.answer in choice.candidates
     assert 0 < result.usage.prompt_tokens < 4000 and result.usage.completion_tokens == 0
+
+
+def test_the_rules_declare_every_variable_they_read(env: QAEnvironment, monkeypatch) -> None:
+    from traced_reads import tracing_reads
+
+    trace = tracing_reads(monkeypatch)
+    for item in load_hotpotqa()[:25]:
+        build_scoped(chooser="random").run_sync(env.reset(item.id), llm=ScriptedLLM(), deps=env)
+    assert {"pages", "links", "similar"} <= trace.read["pages to read"]
+    assert trace.undeclared() == {}

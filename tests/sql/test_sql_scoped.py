@@ -3,6 +3,7 @@ and the transition table state by state with a scorer double (which prefers give
 
 from __future__ import annotations
 
+import random
 from dataclasses import fields
 
 import pytest
@@ -224,3 +225,18 @@ def test_the_environments_action_limit_ends_the_episode(sqlite_backend: SqliteBa
     question = env.reset("89")
     result = flow_of("stateflow-scoped", "89", max_turns=3).run_sync(question, llm=preferring("cars_data"), deps=env)
     assert result.exit_reason is ExitReason.FINAL and env.score().metrics["turns"] == 3
+
+
+def test_the_rules_declare_every_variable_they_read(sqlite_backend: SqliteBackend, monkeypatch) -> None:
+    # the conditions read the variables through Progress, where bytecode inference sees nothing: their
+    # reads are declared, and traced here over tasks from every part of the data (random picks)
+    from traced_reads import tracing_reads
+
+    trace = tracing_reads(monkeypatch)
+    rng = random.Random(0)
+    llm = ScriptedLLM(scorer=lambda prompt, text: [rng.uniform(-9.0, -1.0)] * len(text.split()))
+    for task in range(0, 1000, 40):
+        env = SqlEnvironment(backend=sqlite_backend)
+        flow_of("stateflow-scoped", str(task)).run_sync(env.reset(str(task)), llm=llm, deps=env)
+    assert len(trace.read) >= 12 and {"matches", "found", "join_found"} <= trace.read["a value without a condition"]
+    assert trace.undeclared() == {}

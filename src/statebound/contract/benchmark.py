@@ -30,9 +30,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol
 
-from typing_extensions import TypeVar
-
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypeVar
 
 from statebound.contract.trace import Trace
 from statebound.envs.base import Environment

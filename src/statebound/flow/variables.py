@@ -32,7 +32,6 @@ from typing import Annotated, Any, Protocol, TypeVar, get_type_hints
 from statebound.errors import DefinitionError
 from statebound.flow.json_data import json_problem
 
-
 __all__ = ["StateParts", "VarsSpec", "VarsT", "fields_read"]
 
 VarsT = TypeVar("VarsT")  # a flow's variables type: Flow[VarsT], RunContext[VarsT], RunResult[VarsT]

@@ -369,15 +369,17 @@ def pipe_candidates(vocabulary: Vocabulary) -> Callable[[RunContext], list[str]]
 
 
 # -- transitions: small named conditions on the command so far -------------------------------------
-def _when(label: str, test: Callable[[Established], bool]) -> Rule:
-    return Rule(lambda ctx: test(ctx.vars), label)
+def _when(label: str, test: Callable[[Established], bool], *reads: str) -> Rule:
+    """A transition's condition on the variables (``now``), and the fields it reads (declared: the
+    bytecode of a lambda over ``now`` shows none)."""
+    return Rule(lambda ctx: test(ctx.vars), label, reads=reads)
 
 
-EPISODE_OVER = _when("episode over", lambda now: now.done)
-NOTHING_LEFT = _when("nothing left to try", lambda now: now.exhausted)
-MORE_UNDECIDED = _when("a pipe may follow", lambda now: now.more is None and len(now.pipes) < MAX_PIPES)
-PIPE_FOLLOWS = _when("a pipe follows", lambda now: bool(now.more))
-STAGE_PROGRAM_CHOSEN = _when("its program chosen", lambda now: now.pipe_program is not None)
+EPISODE_OVER = _when("episode over", lambda now: now.done, "done")
+NOTHING_LEFT = _when("nothing left to try", lambda now: now.exhausted, "exhausted")
+MORE_UNDECIDED = _when("a pipe may follow", lambda now: now.more is None and len(now.pipes) < MAX_PIPES, "more", "pipes")
+PIPE_FOLLOWS = _when("a pipe follows", lambda now: bool(now.more), "more")
+STAGE_PROGRAM_CHOSEN = _when("its program chosen", lambda now: now.pipe_program is not None, "pipe_program")
 
 
 def _failed(ctx: RunContext[Established]) -> bool:
@@ -391,11 +393,12 @@ SUBMIT_NOW = Rule(lambda ctx: not _failed(ctx) or len(ctx.vars.runs) >= MAX_RUNS
 
 def _clause_due(compose: bool) -> Rule:
     return _when("a clause may follow", lambda now: _composing(now, compose) and not now.pipes and now.more is None
-                 and now.clauses < MAX_CLAUSES)
+                 and now.clauses < MAX_CLAUSES, "program", "path", "pipes", "more", "clauses")
 
 
 def _another_program(compose: bool) -> Rule:
-    return _when("heads tried, or a composed find", lambda now: bool(now.tried_heads) or _composing(now, compose))
+    return _when("heads tried, or a composed find", lambda now: bool(now.tried_heads) or _composing(now, compose),
+                 "tried_heads", "program", "path")
 
 
 # -- prompts ---------------------------------------------------------------------------------------

@@ -187,7 +187,7 @@ def answer_candidates(ctx: RunContext) -> list[str]:
 # Where Read goes, by the kind of question: yes/no, one of two named things, or a bridge.
 YES_NO_QUESTION = Rule(lambda ctx: answer_kind(ctx.task) == "yesno", "a yes/no question")
 EITHER_QUESTION = Rule(lambda ctx: alternatives(ctx.task) is not None, "one of two named things")
-PAGES_TO_READ = Rule(lambda ctx: bool(page_candidates(ctx)), "pages to read")
+PAGES_TO_READ = Rule(lambda ctx: bool(page_candidates(ctx)), "pages to read", reads=("pages", "links", "similar"))
 
 
 # -- prompts -----------------------------------------------------------------------------------

@@ -318,23 +318,33 @@ def _wants_join(now: Progress, *, max_actions: int) -> bool:
             and len(now.vars.tables) > 1 and now.vars.actions + 4 < max_actions)
 
 
-def _when(label: str, test: Callable[[Progress], bool]) -> Rule:
-    """A transition's condition on what is established (``label`` names it on the diagram)."""
-    return Rule(lambda ctx: test(progress(ctx)), label)
+# What the views of Progress read of the stored variables (its conditions read through them, so
+# their reads are declared: the bytecode of a lambda over ``now`` shows none).
+SCHEMA = ("tables", "columns", "join_columns")  # the question's values (Progress.values) are read against them
+JOINED = ("table", "join", "key", *SCHEMA)  # the columns in scope (Progress.column_texts)
+FOUND = ("found", "join_found", *JOINED)  # the values found (Progress.literals)
+
+
+def _when(label: str, test: Callable[[Progress], bool], reads: tuple[str, ...]) -> Rule:
+    """A transition's condition on what is established (``label`` names it on the diagram), and
+    the variables it reads through ``Progress``."""
+    return Rule(lambda ctx: test(progress(ctx)), label, reads=reads)
 
 
 EPISODE_OVER = Rule(lambda ctx: ctx.vars.done, "episode over")
-VALUES_TO_LOOK_UP = _when("values to look up", lambda now: bool(now.values) and now.vars.found is None)
+VALUES_TO_LOOK_UP = _when("values to look up", lambda now: bool(now.values) and now.vars.found is None,
+                          ("found", *SCHEMA))
 KEY_TO_CHOOSE = _when("key to choose",
-                      lambda now: now.vars.join is not None and now.vars.key is None and bool(now.keys()))
+                      lambda now: now.vars.join is not None and now.vars.key is None and bool(now.keys()), JOINED)
 VALUES_IN_JOIN = _when("values to look up in the joined table",
-                       lambda now: now.joined and bool(now.missing) and now.vars.join_found is None)
-MATCH_DUE = _when("a value without a condition", lambda now: any(lit not in now.literal_conditions() for lit in now.literals))
-GROUP_DUE = _when("group to choose", lambda now: now.grouped and not now.vars.groups)
+                       lambda now: now.joined and bool(now.missing) and now.vars.join_found is None, FOUND)
+MATCH_DUE = _when("a value without a condition",
+                  lambda now: any(lit not in now.literal_conditions() for lit in now.literals), ("matches", *FOUND))
+GROUP_DUE = _when("group to choose", lambda now: now.grouped and not now.vars.groups, ("groups", "tables"))
 COMPARE_DUE = _when("a number without a condition",
-                    lambda now: len(now.number_conditions()) < len(now.reading.numbers))
+                    lambda now: len(now.number_conditions()) < len(now.reading.numbers), ("compares", "tables"))
 SORT_DUE = _when("order to choose", lambda now: bool(now.reading.sort or (now.reading.superlative and not now.reading.by_count))
-                 and not now.vars.sorts)
+                 and not now.vars.sorts, ("sorts", "tables"))
 
 
 def _answer_due(named_first: bool) -> Rule:
@@ -342,7 +352,7 @@ def _answer_due(named_first: bool) -> Rule:
         now = progress(ctx)
         return len(now.vars.answers) < now.answers_needed and bool(answer_candidates(ctx, named_first=named_first))
 
-    return Rule(due, "answer column to choose")
+    return Rule(due, "answer column to choose", reads=("answers", "matches", *FOUND))
 
 
 def _query_parts(answer_due: Rule) -> FirstDue:
@@ -360,10 +370,11 @@ def _revisions(max_actions: int) -> list[tuple[Rule, str]]:
     return [(EPISODE_OVER, "End"),
             (Rule(rows_or_out_of_actions, "rows, or the last action"), "Submit"),
             (Rule(lambda ctx: bool(match_candidates(ctx)) and bool(ctx.vars.matches),
-                  "another condition for a value"), "Match"),
+                  "another condition for a value", reads=("matches", *FOUND)), "Match"),
             (Rule(lambda ctx: bool(compare_candidates(ctx)) and bool(ctx.vars.compares),
-                  "another column for a number"), "Compare"),
-            (_when("another table", functools.partial(_may_try_another_table, max_actions=max_actions)), "Table"),
+                  "another column for a number", reads=("compares", *JOINED)), "Compare"),
+            (_when("another table", functools.partial(_may_try_another_table, max_actions=max_actions),
+                   ("actions", "tables", "tried_tables")), "Table"),
             (always(), "Submit")]
 
 
@@ -428,9 +439,10 @@ def build_scoped(*, chooser: ChoiceMethod = "auto", named_first: bool = False, m
     def among(candidates: Callable[..., list[str]]) -> Callable[[RunContext], list[str]]:
         return functools.partial(candidates, named_first=named_first)
 
-    join_due = _when("a table to join", functools.partial(_wants_join, max_actions=max_turns))
+    join_due = _when("a table to join", functools.partial(_wants_join, max_actions=max_turns),
+                     ("actions", "found", *JOINED))
     values_elsewhere = _when("the values are in none of its columns", lambda now: bool(now.values) and not now.all_found()
-                             and _may_try_another_table(now, max_actions=max_turns))
+                             and _may_try_another_table(now, max_actions=max_turns), ("actions", "tried_tables", *FOUND))
     parts = _query_parts(_answer_due(named_first))
 
     def acting(name: str, tool: CallTool, exits: list[tuple[Rule, str] | FirstDue]) -> State:

@@ -168,6 +168,23 @@ def test_child_events_reach_the_parent_with_their_path():
     assert nested[0].to_dict()["event"]["kind"] in ("state_entered", "message_added", "vars_written")
 
 
+def test_a_listener_sees_a_childs_steps_while_the_child_runs():
+    seen: list[str] = []  # what the parent's listener was handed, in order
+
+    def replies_after_looking(request):
+        # the child's model is asked once its state is entered: by then the parent's listener has it
+        assert "Gather.1/0 Ask" in seen, seen
+        return "about it"
+
+    def listen(event):
+        if isinstance(event, ChildEvent) and isinstance(event.event, StateEntered):
+            seen.append(f"{event.path} {event.event.state}")
+
+    result = fan_out_flow().run_sync("find", llm=FunctionLLM(replies_after_looking), on_event=listen)
+    assert result.exit_reason is ExitReason.FINAL, result.error
+    assert len(seen) == 6 and seen.index("Gather.1/0 Ask") < seen.index("Gather.1/0 Done")
+
+
 @dataclass(frozen=True)
 class Vote:
     answer: str = ""

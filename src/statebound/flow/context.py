@@ -12,7 +12,7 @@ A stored run comes back as a :class:`Snapshot` (see :mod:`statebound.flow.live`)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass
 from time import perf_counter
@@ -148,6 +148,7 @@ class RunContext(Generic[VarsT, DepsT]):
 
     __slots__ = (
         "_cost",
+        "_deliver",
         "_emit",
         "_hook",
         "_llm",
@@ -186,6 +187,7 @@ class RunContext(Generic[VarsT, DepsT]):
         cost: Callable[[str, Usage], float | None],
         on_token: Callable[[TokenDelta], None] | None = None,
         hook: RunHook | None = None,
+        deliver: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.flow = flow
         self.task = task
@@ -208,6 +210,7 @@ class RunContext(Generic[VarsT, DepsT]):
             check_llm(llm)  # a backend missing part of the protocol is refused before the run
         self._llm = llm
         self._emit = emit
+        self._deliver = deliver  # hands the events emitted so far to the listeners (None: nobody listens)
         self._cost = cost
         self._on_token = on_token
         self._hook = hook
@@ -331,7 +334,8 @@ class RunContext(Generic[VarsT, DepsT]):
     def messages(self) -> tuple[Message, ...]:
         """The history as chat messages for the current agent (see :mod:`statebound.flow.history`)."""
         instruction = self.agent.instruction if self.agent is not None else None
-        return self._messages.render(self.history, system_text(self.flow.system, instruction))
+        system = self.flow.system
+        return self._messages.render(self.history, system_text(system, instruction) if system or instruction else None)
 
     def llm_for(self, override: LLM | None = None) -> LLM:
         """The LLM to call: ``override``, else the current agent's, else the run's."""
@@ -348,6 +352,12 @@ class RunContext(Generic[VarsT, DepsT]):
         """Send an event to the run's listeners (no-op when nobody listens)."""
         if self._emit is not None:
             self._emit(event)
+
+    async def deliver(self) -> None:
+        """Hand the events emitted so far to the listeners now, not when the step ends (a child
+        run's events, as they happen; a long output's progress)."""
+        if self._deliver is not None:
+            await self._deliver()
 
     def add(
         self,
@@ -384,7 +394,7 @@ class RunContext(Generic[VarsT, DepsT]):
         output function, so the reply that uses the budget up is still kept in the history.
         """
         model = self.llm_for(llm)
-        sink = self._token_sink() if stream else None
+        sink = self._token_sink() if stream and self._on_token is not None else None
         started = perf_counter()
         if sink is None and token_sink() is None:  # nobody listens here, nor outside: nothing to set
             completion = await complete_checked(model, request)

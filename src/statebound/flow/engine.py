@@ -84,7 +84,7 @@ class FlowRun(Generic[VarsT, DepsT]):
     From the start, or, given a ``snapshot``, from where a stored run stood (``hook``: its
     recorder)."""
 
-    __slots__ = ("_budget", "_ending", "_hook", "_listeners", "_part", "_sinks", "_state", "_step", "ctx", "machine",
+    __slots__ = ("_budget", "_emit", "_ending", "_hook", "_listeners", "_part", "_sinks", "_state", "_step", "ctx", "machine",
                  "result", "trajectory")
 
     def __init__(self, machine: Machine, task: str, options: RunOptions[DepsT] | None = None, *,
@@ -97,9 +97,11 @@ class FlowRun(Generic[VarsT, DepsT]):
         self._sinks = sinks_of(options.on_event) + observers
         self._listeners = Listeners(self._sinks, options.record_events) if (self._sinks or options.record_events) \
             else None
+        self._emit = None if self._listeners is None else self._listeners.emit
         self.ctx: RunContext[VarsT, DepsT] = RunContext(
             flow=machine, task=task, deps=cast(DepsT, options.deps), llm=llm, cost=_pricing() or _unpriced, on_token=options.on_token,
-            emit=None if self._listeners is None else self._listeners.emit, hook=hook)
+            emit=self._emit, hook=hook, deliver=self._listeners.flush if self._listeners is not None and self._sinks
+            else None)
         self.machine, self._hook, self._budget = machine, hook, machine.token_budget is not None
         self.result: RunResult[VarsT] | None = None
         self._ending: tuple[ExitReason, BaseException | None, str | None] | None = None  # why, the error, a question
@@ -143,7 +145,8 @@ class FlowRun(Generic[VarsT, DepsT]):
                     await self._output(step)
                     event = OutputDone(state.name, step, state.outputs[step].label)
                 else:
-                    event = await self._transition()
+                    decided = self._decide_now()
+                    event = self._take(*(decided if isinstance(decided, tuple) else await self._decide(decided)))
                 listeners = self._listeners
                 if listeners is not None and listeners.pending:
                     await listeners.flush()
@@ -173,7 +176,8 @@ class FlowRun(Generic[VarsT, DepsT]):
             elif self._step < len(self._state.outputs):
                 await self._output(self._step)
             else:
-                await self._transition()
+                decided = self._decide_now()
+                self._take(*(decided if isinstance(decided, tuple) else await self._decide(decided)))
             if listeners is not None and listeners.pending:
                 await listeners.flush()
 
@@ -214,7 +218,8 @@ class FlowRun(Generic[VarsT, DepsT]):
         visit = visits[name] = visits.get(name, 0) + 1
         self.trajectory.append(name)
         event = StateEntered(name, ctx.turn, visit)
-        ctx.emit(event)
+        if self._emit is not None:
+            self._emit(event)
         if state.final:
             self._ending = (ExitReason.FINAL, None, None)
         else:
@@ -248,32 +253,49 @@ class FlowRun(Generic[VarsT, DepsT]):
         if self._budget:
             ctx.check_budget()
 
-    async def _transition(self) -> TransitionTaken:
-        """Take the transition the state's deciders name (the first that decides)."""
-        ctx, source = self.ctx, self._state.name
-        target, decision = await self._decide(source)
-        if self._budget:
-            ctx.check_budget()
-        ctx.turn += 1
-        event = TransitionTaken(source, target, ctx.turn, decision.reason, decision.choice)
-        ctx.emit(event)
-        self._state, self._step = self.machine.states_by_name[target], -1
-        ctx.state, ctx.step = target, -1
-        if self._hook is not None:
-            self._hook.step(ctx, "transition")
-        return event
-
-    async def _decide(self, source: str) -> tuple[str, Decision]:
+    def _decide_now(self) -> tuple[str, Decision] | int:
+        """The transition the state's deciders name (the first that decides), as far as they
+        decide without waiting: else the position of the first that must wait (on a model)."""
         ctx = self.ctx
-        for edge in self.machine.edges[source]:
+        for index, edge in enumerate(self.machine.edges[self._state.name]):
+            decision = edge.decide_now(ctx)
+            if decision is None:
+                return index
+            if decision.target is not None:
+                return decision.target, decision
+        raise self._no_transition()
+
+    async def _decide(self, start: int) -> tuple[str, Decision]:
+        """The transition named by the deciders from position ``start`` on, waiting as they do."""
+        ctx = self.ctx
+        for edge in self.machine.edges[self._state.name][start:]:
             decision = edge.decide_now(ctx)
             if decision is None:
                 decision = await edge.decide(ctx)
             if decision.target is not None:
                 return decision.target, decision
-        last = ctx.history[-1].content if ctx.history else ""
-        raise DefinitionError(f"no transition of state {source!r} fired (last message: {last[:120]!r}); "
-                              "add a default such as (always(), 'Next') as its last transition")
+        raise self._no_transition()
+
+    def _no_transition(self) -> DefinitionError:
+        history = self.ctx.history
+        last = history[-1].content if history else ""
+        return DefinitionError(f"no transition of state {self._state.name!r} fired (last message: {last[:120]!r}); "
+                               "add a default such as (always(), 'Next') as its last transition")
+
+    def _take(self, target: str, decision: Decision) -> TransitionTaken:
+        """Take the transition to ``target`` the deciders named."""
+        ctx, source = self.ctx, self._state.name
+        if self._budget:
+            ctx.check_budget()
+        ctx.turn += 1
+        event = TransitionTaken(source, target, ctx.turn, decision.reason, decision.choice)
+        if self._emit is not None:
+            self._emit(event)
+        self._state, self._step = self.machine.states_by_name[target], -1
+        ctx.state, ctx.step = target, -1
+        if self._hook is not None:
+            self._hook.step(ctx, "transition")
+        return event
 
     async def _finish(self) -> RunFinished:
         """End the run: close what its outputs opened, deliver the events, build the result, tell

@@ -117,7 +117,7 @@ class MessageCache:
         body = self._body
         for i in range(self._done, len(history)):
             entry = history[i]
-            native = _tool_message(entry)
+            native = None if entry.data is None else _tool_message(entry)
             if native is not None:
                 body.append(native)
                 continue

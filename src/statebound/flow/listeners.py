@@ -7,6 +7,7 @@ union of all events, so that :mod:`statebound.flow.events` never needs the resul
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ class Listeners:
     """Queues events synchronously (``emit``); ``flush`` delivers them (awaiting async callbacks)
     in order. With no callbacks, ``emit`` records each event at once and nothing is pending."""
 
-    __slots__ = ("emit", "pending", "recorded", "sinks")
+    __slots__ = ("_delivering", "emit", "pending", "recorded", "sinks")
 
     def __init__(self, sinks: Sequence[EventCallback], record: bool) -> None:
         self.sinks = tuple(sinks)
@@ -46,18 +47,20 @@ class Listeners:
         self.pending: list[Event] = []
         self.emit: Callable[[Event], None] = (self.pending.append if self.sinks or self.recorded is None
                                               else self.recorded.append)  # type: ignore[assignment]
+        self._delivering = asyncio.Lock()  # flushes from parallel branches deliver one after another, in order
 
     async def flush(self) -> None:
-        pending = self.pending[:]
-        self.pending.clear()  # in place: the run's emit is bound to this list's append
-        if self.recorded is not None:
-            # RunFinished is queued only after recording stops (recorded set to None)
-            self.recorded.extend(pending)  # type: ignore[arg-type]
-        for event in pending:
-            for sink in self.sinks:
-                outcome = sink(event)
-                if inspect.isawaitable(outcome):
-                    await outcome
+        async with self._delivering:
+            pending = self.pending[:]
+            self.pending.clear()  # in place: the run's emit is bound to this list's append
+            if self.recorded is not None:
+                # RunFinished is queued only after recording stops (recorded set to None)
+                self.recorded.extend(pending)  # type: ignore[arg-type]
+            for event in pending:
+                for sink in self.sinks:
+                    outcome = sink(event)
+                    if inspect.isawaitable(outcome):
+                        await outcome
 
 
 def sinks_of(on_event: EventCallback | Sequence[EventCallback] | None) -> list[EventCallback]:

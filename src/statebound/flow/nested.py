@@ -10,7 +10,8 @@ and tells its parent of what it did:
   it, run again after a crash or a pause, continues that thread where it stood (a child that
   ended returns its stored result and runs nothing; one cut off inside continues from its last
   checkpoint, asking first before a tool that must not run twice);
-* **events** reach the parent's listeners as :class:`ChildEvent`\\ s carrying the child's path;
+* **events** reach the parent's listeners as :class:`ChildEvent`\\ s carrying the child's path, as the
+  child takes its steps;
 * **budgets**: the child may use no more tokens than the parent has left, nor take more
   transitions than the parent has turns left; its LLM calls become the parent's (under the state
   ``STATE/KEY/CHILD-STATE``) and its transitions count as the parent's turns;
@@ -21,7 +22,7 @@ and tells its parent of what it did:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
@@ -104,14 +105,16 @@ def _bounded(ctx: RunContext[Any, Any], flow: Machine) -> Machine:
     return flow.replace(**changes) if changes else flow
 
 
-def _forward(ctx: RunContext[Any, Any], path: str) -> Callable[[Event], None]:
-    """The child's event listener: each of its step events, as the parent's ``ChildEvent``."""
-    def forward(event: Event) -> None:
+def _forward(ctx: RunContext[Any, Any], path: str) -> Callable[[Event], Awaitable[None]]:
+    """The child's event listener: each of its step events, as the parent's ``ChildEvent``,
+    delivered to the parent's listeners as it happens (not when the parent's step ends)."""
+    async def forward(event: Event) -> None:
         if isinstance(event, RunFinished):
             return
         nested = ChildEvent(f"{path}/{event.path}", event.event) if isinstance(event, ChildEvent) \
             else ChildEvent(path, event)
         ctx.emit(cast(StepEvent, nested))
+        await ctx.deliver()
 
     return forward
 

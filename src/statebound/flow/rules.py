@@ -125,9 +125,9 @@ def as_rule(value: Rule | Test) -> Rule:
 
 def _latest(ctx: RunContext, source: Source | None) -> str | None:
     if source is None:
-        last = ctx.history[-1] if ctx.history else None
-    else:
-        last = ctx.last_of(source)
+        history = ctx.history
+        return history[-1].content if history else None
+    last = ctx.last_of(source)
     return None if last is None else last.content
 
 

@@ -60,10 +60,17 @@ def check_completion(llm: object, completion: Any) -> Completion:
     if completion.usage.calls < 1:
         raise BackendProtocolError(f"{_name(llm)}.complete returned Usage.calls={completion.usage.calls}: each request counts as a "
                                    "call, so set Usage(..., calls=1)")
-    if not completion.choices or not all(isinstance(choice, Choice) for choice in completion.choices):
+    if not completion.choices or not _all_choices(completion.choices):
         raise BackendProtocolError(f"{_name(llm)}.complete returned Completion.choices={completion.choices!r}: give a tuple of "
                                    "Choice, one per sample (request.n)")
     return completion
+
+
+def _all_choices(choices: Any) -> bool:
+    for choice in choices:  # a loop, not all(): checked on every call
+        if not isinstance(choice, Choice):
+            return False
+    return True
 
 
 async def complete_checked(llm: LLM, request: Request) -> Completion:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from statebound.llm.base import Message, Request
+from statebound.llm.base import Usage
 from statebound.quick_init import quick_init
 
 
@@ -55,8 +55,8 @@ def test_post_init_still_checks_and_the_instance_stays_frozen() -> None:
         Quick("a").name = "b"  # type: ignore[misc]
 
 
-def test_a_request_built_by_the_quick_init_is_checked_and_equal_to_its_twin() -> None:
-    messages = (Message("user", "hi"),)
-    with pytest.raises(ValueError, match="exactly one of prompt= or messages="):
-        Request(prompt="hi", messages=messages)
-    assert Request(messages=messages, max_tokens=8) == Request(messages=messages, max_tokens=8, stop=())
+def test_usage_built_by_the_quick_init_adds_up_and_stays_frozen() -> None:
+    total = Usage(10, 2, 1) + Usage(5, 1, 1, cached_tokens=4)
+    assert total == Usage(prompt_tokens=15, completion_tokens=3, calls=2, cached_tokens=4)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        total.calls = 3  # type: ignore[misc]

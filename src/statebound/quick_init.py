@@ -1,10 +1,12 @@
-"""A faster ``__init__`` for frozen, slotted dataclasses built on every step of a run.
+"""A faster ``__init__`` for frozen, slotted dataclasses built often (``Usage``, on every call and
+every sum of calls).
 
 ``dataclass(frozen=True)`` sets each field with ``object.__setattr__`` looked up per field; the
 ``__init__`` made here sets them through the slots' own descriptors, bound once, with the same
-signature (defaults, keyword-only fields, default factories) and ``__post_init__``. A run builds
-several such records per transition (requests, history entries, events), so this is a share of
-the engine's overhead (``benchmarks/flow_overhead.py``)."""
+signature (defaults, keyword-only fields, default factories) and ``__post_init__``. The records a
+run builds on every step (requests, messages, history entries, events, call records) are
+``msgspec`` structs instead, several times faster still (``benchmarks/flow_overhead.py``); this
+serves a record that must stay a dataclass (``Usage`` is stored with ``dataclasses.asdict``)."""
 
 from __future__ import annotations
 
@@ -45,6 +47,6 @@ def quick_init(cls: C) -> C:
     exec(source, names)  # noqa: S102 - the source is made here from the class's own field names
     init = names["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__doc__ = cls.__init__.__doc__
+    init.__doc__ = vars(cls)["__init__"].__doc__
     cls.__init__ = init  # type: ignore[misc]
     return cls

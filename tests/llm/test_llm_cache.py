@@ -6,7 +6,16 @@ import sqlite3
 
 import pytest
 
-from statebound.llm.base import Capabilities, Choice, Request, TokenLogprob, chat
+from statebound.llm.base import (
+    Capabilities,
+    Choice,
+    Message,
+    Request,
+    TokenLogprob,
+    ToolCall,
+    ToolSpec,
+    chat,
+)
 from statebound.llm.cache import CachedLLM, request_key
 from statebound.llm.registry import open_model
 from statebound.llm.testing import FunctionLLM
@@ -81,6 +90,30 @@ def test_key_is_stable_and_open_model_wraps(tmp_path):
     model = open_model("scripted", replies=["a"], cache=str(tmp_path / "c.sqlite"))
     assert isinstance(model, CachedLLM) and model.model == "scripted"
     assert model.capabilities == Capabilities(completion=True, chat=True, logprobs=True)
+
+
+# keys computed by the version whose requests were dataclasses (commit 8f0293c): stores written
+# then are still read, whatever the requests are built as now
+STORED_KEYS = {
+    "chat": "501b8dea3ff2671217310da1db14ee42490b91b126dd6b38f88ccedc10eae8a9",
+    "prompt": "7b6aaa5641ee49597d25961140267c79fa3380e9f089df2e5a6c7fc8c9364c1c",
+    "tools": "2dbe447471b0881f3c0e62b070febd6096194788a0be44194e1c981ee00ef6f3",
+    "schema": "f793ff6e5ab19a10d095c0317ebaf686168535deae41c1a480838f355275f13e",
+}
+
+
+def test_keys_are_those_earlier_versions_stored():
+    requests = {
+        "chat": Request(messages=(Message("system", "You are terse."), Message("user", "Hi"),
+                                  Message("assistant", "Hello", tool_calls=(ToolCall("c1", "look", '{"q": "x"}'),)),
+                                  Message("tool", "found", tool_call_id="c1")), stop=("\n",), max_tokens=8),
+        "prompt": Request(prompt="Q: 2+2?\nA:", max_tokens=4, seed=7, temperature=0.5, score=("4", "5")),
+        "tools": Request(messages=(Message("user", "weather?"),), tool_choice="required", tools=(ToolSpec(
+            "weather", "the weather", {"type": "object", "properties": {"city": {"type": "string"}}}),)),
+        "schema": Request(messages=(Message("user", "json"),),
+                          schema={"type": "object", "properties": {"a": {"type": "integer"}}}),
+    }
+    assert {name: request_key("LlamaCpp|smollm2", request) for name, request in requests.items()} == STORED_KEYS
 
 
 async def test_a_hybrid_replays_the_calls_of_the_agents_it_combines(tmp_path, monkeypatch):

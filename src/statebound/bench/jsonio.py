@@ -1,5 +1,5 @@
-"""JSON as the run store and the exports write it: UTF-8 text, sorted keys, dataclasses as
-objects and anything else unknown as its ``str``.
+"""JSON as the run store and the exports write it: UTF-8 text, sorted keys, dataclasses and
+records as objects and anything else unknown as its ``str``.
 
 :func:`dumps` is the standard library's (exact: NaN stays NaN); :func:`dumps_log` uses orjson,
 several times faster, for the bulky trajectories and events of every stored episode (there a NaN,
@@ -13,6 +13,7 @@ import re
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
+import msgspec
 import orjson
 
 __all__ = ["dumps", "dumps_log", "escape_surrogates"]
@@ -23,6 +24,8 @@ _LOG_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 def _fallback(value: Any) -> Any:
     if is_dataclass(value) and not isinstance(value, type):
         return asdict(value)
+    if isinstance(value, msgspec.Struct):  # a request, message, history entry or event
+        return msgspec.structs.asdict(value)
     return str(value)
 
 
@@ -50,6 +53,6 @@ def dumps(value: Any, *, indent: int | None = None) -> str:
 
 def dumps_log(value: Any) -> str:
     try:
-        return orjson.dumps(value, default=str, option=_LOG_OPTIONS).decode()
+        return orjson.dumps(value, default=_fallback, option=_LOG_OPTIONS).decode()
     except TypeError:  # a lone surrogate (anything else falls back to its str)
-        return orjson.dumps(escape_surrogates(value), default=str, option=_LOG_OPTIONS).decode()
+        return orjson.dumps(escape_surrogates(value), default=_fallback, option=_LOG_OPTIONS).decode()

@@ -13,11 +13,11 @@ and :mod:`statebound.flow.result` do not import each other.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal
 
+import msgspec
+
 from statebound.flow.history import Entry
-from statebound.quick_init import quick_init
 
 __all__ = [
     "BudgetHit",
@@ -39,12 +39,10 @@ SpeakerHow = Literal["function", "only", "auto", "manual", "random", "round_robi
 
 def _flat(event: Any) -> dict[str, Any]:
     """``kind`` and every field of an event whose fields are all plain values."""
-    return {"kind": event.kind, **{field.name: getattr(event, field.name) for field in fields(event)}}
+    return {"kind": event.kind, **msgspec.structs.asdict(event)}
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class StateEntered:
+class StateEntered(msgspec.Struct, frozen=True):
     """The run reached ``state`` (``visit`` counts from 1; ``turn`` is transitions so far)."""
 
     kind: ClassVar[str] = "state_entered"
@@ -56,9 +54,7 @@ class StateEntered:
         return _flat(self)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class MessageAdded:
+class MessageAdded(msgspec.Struct, frozen=True):
     """An entry was appended to the history at position ``index``."""
 
     kind: ClassVar[str] = "message_added"
@@ -69,9 +65,7 @@ class MessageAdded:
         return {"kind": self.kind, "index": self.index, **self.entry.to_dict()}
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class VarsWritten:
+class VarsWritten(msgspec.Struct, frozen=True):
     """Output function ``by`` in ``state`` wrote fields of the flow variables: ``fields`` holds
     the new values as the run sees them (typed), ``data`` the same as JSON (what is stored)."""
 
@@ -85,8 +79,7 @@ class VarsWritten:
         return {"kind": self.kind, "state": self.state, "by": self.by, "fields": dict(self.data)}
 
 
-@dataclass(frozen=True, slots=True)
-class SpeakerSelected:
+class SpeakerSelected(msgspec.Struct, frozen=True):
     """A group chat picked ``role`` to speak next; ``how`` is ``function`` or the method that
     picked it (``auto``, ``manual``, ``random``, ``round_robin``), ``only`` when the graph allowed one role
     (AutoGen returns it without selecting), ``fallback`` when ``auto``'s
@@ -103,9 +96,7 @@ class SpeakerSelected:
         return _flat(self)
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class TransitionTaken:
+class TransitionTaken(msgspec.Struct, frozen=True):
     """The transition function moved the run from ``source`` to ``target``; ``reason`` says why;
     ``choice`` records the choice an LLM-decided transition made (method, candidates, scores)."""
 
@@ -120,8 +111,7 @@ class TransitionTaken:
         return _flat(self)
 
 
-@dataclass(frozen=True, slots=True)
-class BudgetHit:
+class BudgetHit(msgspec.Struct, frozen=True):
     """A limit stopped the run: ``used`` reached ``allowed`` for ``limit`` at ``state`` (for visits
     and turns the state the run was about to enter and did not; for tokens and rounds the state
     that was running)."""
@@ -139,9 +129,7 @@ class BudgetHit:
 StepEvent = StateEntered | MessageAdded | VarsWritten | SpeakerSelected | TransitionTaken | BudgetHit
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class OutputDone:
+class OutputDone(msgspec.Struct, frozen=True):
     """The step of one output function: ``index`` in ``state`` (``label`` names it) has run.
     What a :class:`~statebound.flow.engine.FlowRun` step returns; not sent to listeners (what the
     output added came as ``MessageAdded`` and ``VarsWritten``), never recorded."""
@@ -155,8 +143,7 @@ class OutputDone:
         return _flat(self)
 
 
-@dataclass(frozen=True, slots=True)
-class TokenDelta:
+class TokenDelta(msgspec.Struct, frozen=True):
     """A piece of the reply the model in ``state`` is writing, as it comes (runs asked for tokens:
     ``on_token=``, ``flow.stream(tokens=True)``); the whole reply follows as a ``MessageAdded``.
     Not a step: never recorded in ``result.events`` or a checkpoint."""

@@ -21,11 +21,11 @@ Mapping to chat messages (:func:`to_messages`), used by :class:`~statebound.flow
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
+import msgspec
+
 from statebound.llm.base import Message, ToolCall, Usage
-from statebound.quick_init import quick_init
 
 Source = Literal["task", "instruction", "llm", "tool", "human"]
 EntryRole = Literal["system", "user", "assistant", "tool"]
@@ -40,9 +40,7 @@ _CHAT_ROLE: dict[str, Literal["system", "user", "assistant"]] = {
 }
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(msgspec.Struct, frozen=True):
     """One message of the context history.
 
     ``name`` is the tool or group-chat role that produced it (None otherwise); ``ok`` is a tool's

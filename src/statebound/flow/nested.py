@@ -21,10 +21,11 @@ and tells its parent of what it did:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
+
+import msgspec
 
 from statebound.errors import DefinitionError
 from statebound.flow.context import RunContext
@@ -146,7 +147,7 @@ def absorb(ctx: RunContext[Any, Any], key: str, result: RunResult[Any]) -> None:
     """Count a child's LLM calls and transitions as the parent's (its calls under the state
     ``STATE/KEY/CHILD-STATE``)."""
     where = f"{ctx.state}/{key}"
-    ctx.calls.extend(dataclasses.replace(call, state=f"{where}/{call.state}") for call in result.calls)
+    ctx.calls.extend(msgspec.structs.replace(call, state=f"{where}/{call.state}") for call in result.calls)
     ctx.turn += result.turns
 
 

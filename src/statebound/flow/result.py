@@ -6,31 +6,40 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal
 
+import msgspec
+
 from statebound.exits import ExitReason
 from statebound.flow.events import StepEvent
 from statebound.flow.history import Entry, Source
 from statebound.flow.variables import VarsT
 from statebound.llm.base import Usage
-from statebound.quick_init import quick_init
 
 __all__ = ["CallRecord", "ExitReason", "RunResult", "usage_dict"]
 
 CallKind = Literal["llm", "choice", "speaker"]
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class CallRecord:
+class CallRecord(msgspec.Struct, frozen=True, eq=False):
     """One LLM call: where it happened, what for (``llm`` output, transition ``choice``,
     ``speaker`` selection), the model, its usage, its cost (None when unknown) and how long it
-    took, in seconds (None for calls read back from a checkpoint)."""
+    took, in seconds (None for calls read back from a checkpoint). Two records of the same call
+    are equal however long each took."""
 
     state: str
     kind: CallKind
     model: str
     usage: Usage
     cost: float | None = None
-    seconds: float | None = field(default=None, compare=False)  # timing is not part of what a call was
+    seconds: float | None = None
+
+    def _call(self) -> tuple[Any, ...]:  # what the call was: all but its timing
+        return self.state, self.kind, self.model, self.usage, self.cost
+
+    def __eq__(self, other: object) -> bool:
+        return self._call() == other._call() if isinstance(other, CallRecord) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._call())
 
 
 def usage_dict(usage: Usage) -> dict[str, int]:

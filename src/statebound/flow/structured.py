@@ -11,8 +11,10 @@ time is named as one that may ignore ``response_format``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from statebound.errors import StructuredOutputError, UnsupportedFeature
 from statebound.flow.context import RunContext
@@ -55,7 +57,7 @@ async def ask_structured(ctx: RunContext, request: Request, target: SchemaTarget
                          retries: int) -> StructuredReply:
     """Ask for a reply fitting ``target`` (a JSON schema or a pydantic type), read it, and on a
     misfit ask again with what was wrong, up to ``retries`` more times."""
-    request = replace(request, schema=json_schema(target))
+    request = msgspec.structs.replace(request, schema=json_schema(target))
     asked = request
     for attempt in range(retries + 1):
         completion = await ctx.complete(asked, llm=llm, stream=True)
@@ -63,7 +65,7 @@ async def ask_structured(ctx: RunContext, request: Request, target: SchemaTarget
             return StructuredReply(completion, read_reply(target, completion.text), attempt + 1)
         except SchemaMismatch as mismatch:
             problem = str(mismatch)
-            asked = replace(request, messages=(*(request.messages or ()), Message("assistant", completion.text),
+            asked = msgspec.structs.replace(request, messages=(*(request.messages or ()), Message("assistant", completion.text),
                                                Message("user", f"That reply cannot be used: {problem}. Reply "
                                                                "again with JSON that fits the schema, nothing else.")))
     model = ctx.llm_for(llm).model

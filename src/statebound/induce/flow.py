@@ -26,10 +26,11 @@ the candidates are the same either way, so the random control runs the same mach
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+
+import msgspec
 
 from statebound.agents.budget import transitions_for
 from statebound.agents.turns import latest_reply, latest_tool_data
@@ -209,7 +210,7 @@ class _Runtime:
             hint = places_hint(self.machine.places, self.slots(ctx).values(), offer(ctx))
             if hint is not None:
                 last = messages[-1]
-                messages[-1] = dataclasses.replace(last, content=f"{last.content}\n{hint}")
+                messages[-1] = msgspec.structs.replace(last, content=f"{last.content}\n{hint}")
             return messages
 
         return prompt

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+import msgspec
+
 from statebound.llm.reply_size import bound_reply
 from statebound.quick_init import quick_init
 
@@ -38,12 +40,11 @@ class ToolCall:
     arguments: str
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(msgspec.Struct, frozen=True):
     """One chat message. An assistant message may carry the ``tool_calls`` the model asked for; a
     ``tool`` message answers one of them (``tool_call_id``). Backends without a tool API of their
-    own read them as text (:func:`flatten_tool_messages`)."""
+    own read them as text (:func:`flatten_tool_messages`). Frozen, as requests and history entries
+    are (a copy with changes: ``msgspec.structs.replace``)."""
 
     role: Role
     content: str
@@ -125,9 +126,7 @@ class Completion:
         return self.choices[0].finish_reason
 
 
-@quick_init
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Request:
+class Request(msgspec.Struct, frozen=True, kw_only=True):
     """A completion request: exactly one of ``prompt`` (plain completion) or ``messages`` (chat).
 
     ``grammar`` is a GBNF grammar; only backends that can constrain decoding accept it (others

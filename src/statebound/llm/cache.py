@@ -22,6 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random
 
 from statebound.llm.base import LLM, Choice, Completion, LLMWrapper, Request, TokenLogprob, Usage
@@ -64,8 +65,9 @@ def identity_of(llm: LLM) -> str:
 
 
 def request_key(identity: str, request: Request) -> str:
-    """A stable hash of the model's identity and every field of ``request``."""
-    fields = asdict(request)
+    """A stable hash of the model's identity and every field of ``request`` (as plain JSON: the
+    same key for the same request across versions, tested against stored keys)."""
+    fields = msgspec.to_builtins(request)
     canonical = json.dumps([identity, fields], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 

@@ -30,9 +30,11 @@ import atexit
 import functools
 import os
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
 
 from statebound.errors import ContextOverflow, DefinitionError, ModelUnavailable, UnsupportedFeature
 from statebound.llm.base import (
@@ -272,11 +274,11 @@ class LlamaCppLLM:
         """The same as :meth:`complete`, in the calling thread (blocks it). Once ``cancel`` is set,
         the call raises ``asyncio.CancelledError`` at its next evaluation step."""
         if request.messages is not None:  # no tool API here: calls and results are read as text
-            request = replace(request, messages=flatten_tool_messages(request.messages))
+            request = msgspec.structs.replace(request, messages=flatten_tool_messages(request.messages))
         if request.score is not None:
             return self._score(request, cancel)
         if request.schema is not None:  # held to the schema by the grammar made from it
-            request = replace(request, schema=None, grammar=grammar_for(request.schema, backend=self._model))
+            request = msgspec.structs.replace(request, schema=None, grammar=grammar_for(request.schema, backend=self._model))
         if request.tools:  # described to the model, each reply held to a call by a grammar
             completion = self.complete_blocking(tool_call_request(request, backend=self._model), cancel=cancel)
             return with_tool_calls(completion, request.tools)

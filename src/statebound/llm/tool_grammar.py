@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+import msgspec
+
 from statebound.llm.base import Completion, Message, Request, ToolCall, ToolSpec
 from statebound.llm.json_schema import grammar_for
 
@@ -51,7 +53,7 @@ def tool_call_request(request: Request, *, backend: str) -> Request:
         messages = (Message("system", f"{messages[0].content}\n\n{described.content}"), *messages[1:])
     else:
         messages = (described, *messages)
-    return replace(request, messages=messages, prompt=None, tools=(), tool_choice="auto", grammar=grammar)
+    return msgspec.structs.replace(request, messages=messages, prompt=None, tools=(), tool_choice="auto", grammar=grammar)
 
 
 def read_tool_calls(text: str, tools: Sequence[ToolSpec], *, prefix: str) -> tuple[ToolCall, ...]:

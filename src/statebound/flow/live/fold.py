@@ -12,10 +12,11 @@ is skipped: the resumed run went on from the checkpoint before it.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from statebound.errors import CheckpointError
 from statebound.flow.context import Snapshot
@@ -63,8 +64,8 @@ class _Fold:
             self.vars = {**(self.vars or {}), **body["v"]}
         if "d" in body:
             index, content, *data = body["d"]
-            edited = dataclasses.replace(self.history[index], content=content)
-            self.history[index] = dataclasses.replace(edited, data=data[0]) if data else edited
+            edited = msgspec.structs.replace(self.history[index], content=content)
+            self.history[index] = msgspec.structs.replace(edited, data=data[0]) if data else edited
         if checkpoint.kind in ("start", "transition"):
             self.trajectory.append(checkpoint.state)
         if checkpoint.kind not in NOT_STEPS:

@@ -150,6 +150,8 @@ def threads_command(
     Example (a new thread from checkpoint 3, with entry 2 rewritten): statebound threads runs/live.sqlite t1 --fork 3 --edit 2 "Publish it."
 
     Example (a new thread from checkpoint 3, with a flow variable set): statebound threads runs/live.sqlite t1 --fork 3 --set severity='"high"'
+
+    Example (from a branch's checkpoint 4: a new top-level thread that runs on inside the branch): statebound threads runs/live.sqlite t1/Research.1/b2 --fork 4
     """
     from pathlib import Path
 

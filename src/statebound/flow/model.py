@@ -13,13 +13,13 @@ from typing import Any, Generic, TypeVar, overload
 
 from statebound.errors import DefinitionError
 from statebound.flow import draw_nested
+from statebound.flow.child_flows import flow_at
 from statebound.flow.context import DepsT
 from statebound.flow.engine import FlowRun, RunOptions, stream, token_pieces
 from statebound.flow.events import TokenDelta
 from statebound.flow.listeners import Event, EventCallback
-from statebound.flow.live.session import run_thread
-from statebound.flow.child_flows import flow_at
 from statebound.flow.live.child_threads import ancestry, fork_name
+from statebound.flow.live.session import run_thread
 from statebound.flow.live.store import Checkpointer
 from statebound.flow.machine import Machine
 from statebound.flow.result import RunResult

@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from statebound.errors import CheckpointError
+from statebound.flow.live.child_threads import fork_name
 from statebound.flow.live.postgres import PostgresCheckpointer
 from statebound.flow.live.records import CheckpointInfo, StoredCheckpoint, ThreadInfo
 from statebound.flow.live.sqlite import Durability, SQLiteCheckpointer
-from statebound.flow.live.child_threads import fork_name
 from statebound.flow.live.store import Checkpointer
 
 __all__ = [

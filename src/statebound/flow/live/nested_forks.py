@@ -23,6 +23,8 @@ first thread is written; if a write fails, the threads written are removed again
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -84,16 +86,17 @@ def _children(store: Checkpointer, thread: str, at: int, renamed: Renamed, names
 
 def _write(store: Checkpointer, rows: Rows, names: Collection[str]) -> None:
     """Write the threads, parents before children; none of them when one cannot be written."""
-    rows = sorted(rows, key=lambda row: row[0].thread.count("/"))
+    rows = sorted(rows, key=lambda row: (row[0].thread.count("/"), row[0].thread))
     for record, _ in rows:
         if record.thread in names:
             raise CheckpointError(f"{store.where} has a thread {record.thread!r} already; pick another name")
     written: list[str] = []
     try:
         for record, first in rows:
-            store.create_thread(record)
+            now = time.time()  # listings show the threads in the order written, parents first
+            store.create_thread(dataclasses.replace(record, created=now))
             written.append(record.thread)
-            store.append(first)
+            store.append(dataclasses.replace(first, created=now))
     except CheckpointError:
         for name in reversed(written):
             try:

@@ -11,12 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from statebound.errors import CheckpointError
-
-if TYPE_CHECKING:
-    from statebound.flow.live.store import Checkpointer
+from statebound.flow.live.thread_store import ThreadStore
 
 __all__ = ["ChildOf", "ancestry", "child_of", "children_under", "fork_name", "free_thread_name", "top_of"]
 
@@ -51,7 +48,7 @@ def child_of(thread: str) -> ChildOf | None:
     return ChildOf(thread, parts[0], found["state"], int(found["visit"]), parts[2])
 
 
-def ancestry(store: Checkpointer, thread: str) -> list[ChildOf]:
+def ancestry(store: ThreadStore, thread: str) -> list[ChildOf]:
     """``thread``'s links up to its top-level thread, its own first (empty: it is top-level); a
     :class:`CheckpointError` when a name of a child's shape has no parent in the store."""
     links: list[ChildOf] = []

@@ -26,15 +26,13 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Collection, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from statebound.errors import CheckpointError
 from statebound.flow.live.child_threads import ancestry, children_under
 from statebound.flow.live.records import StoredCheckpoint, ThreadRecord
 from statebound.flow.live.start_points import start_point, visit_prefix
-
-if TYPE_CHECKING:
-    from statebound.flow.live.store import Checkpointer
+from statebound.flow.live.thread_store import ThreadStore
 
 __all__ = ["fork_nested"]
 
@@ -42,7 +40,7 @@ Rows = list[tuple[ThreadRecord, StoredCheckpoint]]
 Renamed = Callable[[str], str]
 
 
-def fork_nested(store: Checkpointer, source: str, *, at: int, thread: str, edit: tuple[int, str] | None,
+def fork_nested(store: ThreadStore, source: str, *, at: int, thread: str, edit: tuple[int, str] | None,
                 vars: Mapping[str, Any] | None) -> str:  # noqa: A002
     """Fork the child thread ``source`` at ``at`` as the new top-level thread ``thread`` (module
     docstring); its name."""
@@ -65,7 +63,7 @@ def fork_nested(store: Checkpointer, source: str, *, at: int, thread: str, edit:
     return thread
 
 
-def _copy(store: Checkpointer, name: str, renamed: Renamed, names: Collection[str], until: float | None) -> Rows:
+def _copy(store: ThreadStore, name: str, renamed: Renamed, names: Collection[str], until: float | None) -> Rows:
     """``name`` forked at its last checkpoint (stored by ``until``, when given), with the children
     it stands among there; nothing when it had none by then."""
     kept = [point for point in store.lineage(name) if until is None or point.created <= until]
@@ -75,7 +73,7 @@ def _copy(store: Checkpointer, name: str, renamed: Renamed, names: Collection[st
     return [store.fork_rows(name, at=at, thread=renamed(name)), *_children(store, name, at, renamed, names, until)]
 
 
-def _children(store: Checkpointer, thread: str, at: int, renamed: Renamed, names: Collection[str],
+def _children(store: ThreadStore, thread: str, at: int, renamed: Renamed, names: Collection[str],
               until: float | None) -> Rows:
     """Copies of the children of the output ``thread`` stands in at ``at`` (if any)."""
     prefix = visit_prefix(store, thread, at)
@@ -84,7 +82,7 @@ def _children(store: Checkpointer, thread: str, at: int, renamed: Renamed, names
     return [row for child in children_under(prefix, names) for row in _copy(store, child, renamed, names, until)]
 
 
-def _write(store: Checkpointer, rows: Rows, names: Collection[str]) -> None:
+def _write(store: ThreadStore, rows: Rows, names: Collection[str]) -> None:
     """Write the threads, parents before children; none of them when one cannot be written."""
     rows = sorted(rows, key=lambda row: (row[0].thread.count("/"), row[0].thread))
     for record, _ in rows:

@@ -11,7 +11,6 @@ parent run from it runs the output again, which finds the child by its name.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import orjson
 
@@ -20,14 +19,12 @@ from statebound.flow.live.child_threads import ChildOf
 from statebound.flow.live.codec import decode
 from statebound.flow.live.fold import fold
 from statebound.flow.live.records import NOT_STEPS, StoredCheckpoint
-
-if TYPE_CHECKING:
-    from statebound.flow.live.store import Checkpointer
+from statebound.flow.live.thread_store import ThreadStore
 
 __all__ = ["start_point", "visit_prefix"]
 
 
-def start_point(store: Checkpointer, link: ChildOf) -> int:
+def start_point(store: ThreadStore, link: ChildOf) -> int:
     """The number of the checkpoint of ``link.parent`` just before the output that ran the child
     began; a :class:`CheckpointError` naming the thread when the store cannot say."""
     record = store.record(link.parent)
@@ -100,7 +97,7 @@ def _before_output(visit: Sequence[StoredCheckpoint], index: int, link: ChildOf)
     return chosen
 
 
-def visit_prefix(store: Checkpointer, thread: str, at: int) -> str | None:
+def visit_prefix(store: ThreadStore, thread: str, at: int) -> str | None:
     """``THREAD/STATE.VISIT/``: where the children of the output ``thread`` stands in at its
     checkpoint ``at`` are named (None: it stands in no output, or it ended)."""
     folded = fold(store.lineage(thread, upto=at), "")

@@ -190,6 +190,26 @@ def test_a_grandchild_fork_forks_each_ancestor_where_its_child_began(where):
     assert len(calls) == 1 and calls[0].endswith("Write it")
 
 
+def test_a_forks_child_forks_again_and_a_finished_childs_variables_can_be_set(tmp_path):
+    calls: list[str] = []
+    child = "t1/Compose.1/writer"
+    with open_checkpointer(str(tmp_path / "s.db")) as store:
+        BLOG.run_sync("owls", llm=writer_model(calls), checkpointer=store, thread="t1")
+        store.fork(child, at=reply_checkpoint(store, child, "outline: owls facts"), thread="n",
+                   edit=(entry_index(store, child, "outline: owls facts"), "outline: myths"))
+        assert BLOG.resume_sync("n", checkpointer=store, llm=writer_model(calls)).vars.article == \
+            "article from outline: myths"
+        again = "n/Compose.1/writer"
+        store.fork(again, at=reply_checkpoint(store, again, "article from outline: myths"), thread="n2",
+                   edit=(entry_index(store, again, "article from outline: myths"), "article: short"))
+        assert store.record("n2").parent == "n"
+        calls.clear()
+        assert BLOG.resume_sync("n2", checkpointer=store, llm=writer_model(calls)).vars.article == "article: short"
+        finished = BLOG.fork(child, checkpointer=store, at=store.checkpoints(child)[-1].seq, vars={"text": "by hand"})
+        assert BLOG.resume_sync(finished, checkpointer=store, llm=writer_model(calls)).vars.article == "by hand"
+    assert calls == []  # the edited reply and the set result were taken as they are
+
+
 def test_a_child_forked_before_its_own_children_began_runs_them_again(where):
     calls: list[str] = []
     with open_checkpointer(where) as store:

@@ -8,8 +8,10 @@ anything is written."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from statebound.cli.app import app
@@ -32,6 +34,8 @@ from statebound.flow import (
 from statebound.flow.live import open_checkpointer
 from statebound.flow.live.fold import fold
 from statebound.llm.testing import FunctionLLM
+from statebound.view.app import build_app
+from statebound.view.sources import find_sources
 
 
 @dataclass(frozen=True)
@@ -275,7 +279,7 @@ def test_a_child_thread_that_cannot_be_placed_is_refused_before_anything_is_writ
         assert sorted(info.thread for info in store.threads()) == names
 
 
-def test_the_command_line_forks_a_child_and_says_where_the_run_goes_on(tmp_path):
+def test_the_command_line_and_the_viewer_fork_a_child_and_the_cli_says_where_the_run_goes_on(tmp_path):
     where = str(tmp_path / "s.db")
     child = "t1/Compose.1/writer"
     with open_checkpointer(where) as store:
@@ -289,9 +293,15 @@ def test_the_command_line_forks_a_child_and_says_where_the_run_goes_on(tmp_path)
     assert f"which continues inside {new}/Compose.1/writer, forked from {child} at checkpoint {at} (history entry " \
            f"#{index} edited)" in made.output.replace("\n", "")
     assert f"flow.resume('{new}'" in made.output
+    web = TestClient(build_app(find_sources([Path(where)])))
+    posted = web.post(f"/store/{Path(where).stem}/fork/{child}", data={"seq": str(at), "name": "from-web"},
+                      follow_redirects=False)
+    assert posted.status_code == 303 and posted.headers["location"].endswith("/thread/from-web"), posted.text
     with open_checkpointer(where) as store:
         assert BLOG.resume_sync(new, checkpointer=store, llm=writer_model([])).vars.article == \
             "article from outline: moths"
+        assert BLOG.resume_sync("from-web", checkpointer=store, llm=writer_model([])).vars.article == \
+            "article from outline: owls facts"
 
 
 INNER = Flow(name="middle", initial="Check", vars=Draft, states=[

@@ -10,7 +10,8 @@ Back-ends implement six primitives (:meth:`Checkpointer.create_thread`, :meth:`~
 :meth:`~Checkpointer.remove`),
 the two of a thread's lease (:meth:`~Checkpointer.claim`, :meth:`~Checkpointer.release`: one run
 of a thread at a time, :mod:`statebound.flow.live.lease`) and :meth:`~Checkpointer.close`; listing,
-reading a lineage and forking are built on them here. No checkpoint is ever updated (a thread is
+reading a lineage and forking are built on them here (a fork of a child run's thread:
+:mod:`statebound.flow.live.nested_forks`). No checkpoint is ever updated (a thread is
 deleted only whole, :meth:`Checkpointer.delete`): a damaged store is reported, not repaired.
 """
 

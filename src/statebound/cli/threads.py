@@ -1,5 +1,6 @@
 """``statebound threads STORE [THREAD]``: the threads of a live-flow store, or one thread's
-checkpoints; ``--fork SEQ [--edit INDEX TEXT]`` starts a new thread from one of them.
+checkpoints; ``--fork SEQ [--edit INDEX TEXT]`` starts a new thread from one of them (from a child
+run's thread: a new top-level thread that continues inside the child).
 
 The store is opened read-only (a file that is not a checkpoint store is refused, saying what it
 is); only ``--fork`` writes, and only to a checkpoint store."""
@@ -126,7 +127,11 @@ def _fork(store_path: str, thread: str, at: int, edit: tuple[int, str] | None, n
     changed = [f"history entry #{edit[0]} edited"] if edit is not None else []
     changed += [f"{pair.partition('=')[0].strip()} set" for pair in sets]
     what = f" ({', '.join(changed)})" if changed else ""
-    return f"{new}: a new thread from {thread} at checkpoint {at}{what}; run it on with\n  {run_on(record, store_path, paused=paused, model=models[-1] if models else None)}"
+    made = f"a new thread from {thread} at checkpoint {at}{what}"
+    if record.parent is not None and record.parent != thread:  # a child's fork: its top-level thread's
+        made = (f"a new thread from {record.parent} at checkpoint {record.parent_seq}, which continues inside "
+                f"{new + thread[len(record.parent):]}, forked from {thread} at checkpoint {at}{what}")
+    return f"{new}: {made}; run it on with\n  {run_on(record, store_path, paused=paused, model=models[-1] if models else None)}"
 
 
 @app.command("threads")
@@ -135,7 +140,7 @@ def threads_command(
     thread: str | None = typer.Argument(None, help="Show this thread's checkpoints."),
     fork: int | None = typer.Option(None, "--fork", metavar="SEQ", min=0, max=MAX_INT, help="Start a new thread from THREAD's checkpoint SEQ; prints the command that runs it on."),
     edit: tuple[int, str] | None = typer.Option(None, "--edit", metavar="INDEX TEXT", help="With --fork: give history entry INDEX (the #index the checkpoints show) the text TEXT, e.g. an edited model reply."),
-    name: str | None = typer.Option(None, "--name", help="With --fork: the new thread's name (default THREAD-at-SEQ)."),
+    name: str | None = typer.Option(None, "--name", help="With --fork: the new thread's name (default THREAD-at-SEQ; for a child run's thread, a top-level name TOP-at-PATH-SEQ)."),
     sets: list[str] = typer.Option([], "--set", metavar="FIELD=JSON", help="With --fork: set a flow variable in the new thread (JSON, or a bare text for a string); checked against the variables' type; repeatable."),
 ) -> None:
     """List the threads of a store (state, turn, status), or one thread's checkpoints, or fork a thread from one of them. The store is only read (a file that is not a checkpoint store is refused); --fork adds a thread.
@@ -145,6 +150,8 @@ def threads_command(
     Example (a new thread from checkpoint 3, with entry 2 rewritten): statebound threads runs/live.sqlite t1 --fork 3 --edit 2 "Publish it."
 
     Example (a new thread from checkpoint 3, with a flow variable set): statebound threads runs/live.sqlite t1 --fork 3 --set severity='"high"'
+
+    Example (from a branch's checkpoint 4: a new top-level thread that runs on inside the branch): statebound threads runs/live.sqlite t1/Research.1/b2 --fork 4
     """
     from pathlib import Path
 

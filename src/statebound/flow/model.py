@@ -13,12 +13,14 @@ from typing import Any, Generic, TypeVar, overload
 
 from statebound.errors import DefinitionError
 from statebound.flow import draw_nested
+from statebound.flow.child_flows import flow_at
 from statebound.flow.context import DepsT
 from statebound.flow.engine import FlowRun, RunOptions, stream, token_pieces
 from statebound.flow.events import TokenDelta
 from statebound.flow.listeners import Event, EventCallback
+from statebound.flow.live.child_threads import ancestry, fork_name
 from statebound.flow.live.session import run_thread
-from statebound.flow.live.store import Checkpointer, free_thread_name
+from statebound.flow.live.store import Checkpointer
 from statebound.flow.machine import Machine
 from statebound.flow.result import RunResult
 from statebound.flow.states import Edge, State, Transition
@@ -197,15 +199,33 @@ class Flow(Machine, Generic[VarsT, DepsT]):
              edit: tuple[int, str] | None = None, vars: Mapping[str, Any] | None = None) -> str:  # noqa: A002
         """Start a new thread from ``thread``'s checkpoint ``at`` (see ``Checkpointer.fork``), named
         ``name`` or ``THREAD-at-AT``: ``edit`` rewrites a history entry (``(index, text)``),
-        ``vars`` sets flow variables to values of their types (checked as a write is). Run it on
-        with :meth:`resume`; returns its name."""
+        ``vars`` sets flow variables to values of their types (checked as a write is). ``thread``
+        may be a child run's (``t1/Research.1/b2``, its ``vars`` the child flow's): the new thread
+        is then top-level and runs on inside the child. Run it on with :meth:`resume`; returns
+        its name."""
         data = None
         if vars:
-            if self.vars is None:
-                raise DefinitionError(f"flow {self.name!r} declares no variables to set ({', '.join(vars)})")
-            data = self.vars.data(vars, by=f"the fork of {thread!r}")
-        new = name or free_thread_name(f"{thread}-at-{at}", {info.thread for info in checkpointer.threads()})
+            flow = self._flow_of(thread, checkpointer)
+            if flow.vars is None:
+                raise DefinitionError(f"flow {flow.name!r} declares no variables to set ({', '.join(vars)})")
+            data = flow.vars.data(vars, by=f"the fork of {thread!r}")
+        new = name or fork_name(thread, at, {info.thread for info in checkpointer.threads()})
         return checkpointer.fork(thread, at=at, thread=new, edit=edit, vars=data)
+
+    def _flow_of(self, thread: str, checkpointer: Checkpointer) -> Machine:
+        """The flow that stored ``thread``: this one, or for a child run's thread the flow this one
+        runs at the child's path (this one when it is the child's flow)."""
+        links = ancestry(checkpointer, thread)
+        if not links:
+            return self
+        found = flow_at(self, thread[len(links[-1].parent) + 1:])
+        record = checkpointer.record(thread)
+        if found is None and record is not None and record.flow == self.name:
+            return self
+        if found is None:
+            raise DefinitionError(f"flow {self.name!r} runs no child flow at {thread!r}: fork it with the top-level "
+                                  "flow that ran it")
+        return found
 
     # ---- drawing -------------------------------------------------------------------------
     def to_mermaid(self, *, reads_writes: bool = False, nested: bool = True) -> str:

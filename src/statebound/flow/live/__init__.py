@@ -3,7 +3,8 @@
 ``flow.run(task, checkpointer=SQLiteCheckpointer("runs.db"), thread="t1")`` stores the run;
 running ``t1`` again (or ``flow.resume("t1", ...)``) continues it from its last checkpoint.
 ``store.threads()`` lists threads, ``store.checkpoints("t1")`` a thread's checkpoints,
-``store.fork("t1", at=5, thread="t2", edit=(3, "..."))`` starts a new thread from one of them.
+``store.fork("t1", at=5, thread="t2", edit=(3, "..."))`` starts a new thread from one of them (from
+a child run's checkpoint too: ``store.fork("t1/Research.1/b2", at=5, thread="t2")``).
 See ``docs/live-flows.md``.
 """
 
@@ -14,10 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from statebound.errors import CheckpointError
+from statebound.flow.live.child_threads import fork_name
 from statebound.flow.live.postgres import PostgresCheckpointer
 from statebound.flow.live.records import CheckpointInfo, StoredCheckpoint, ThreadInfo
 from statebound.flow.live.sqlite import Durability, SQLiteCheckpointer
-from statebound.flow.live.store import Checkpointer, free_thread_name
+from statebound.flow.live.store import Checkpointer
 
 __all__ = [
     "CheckpointInfo",
@@ -61,15 +63,16 @@ def fork_thread(where: str, thread: str, *, at: int, edit: tuple[int, str] | Non
                 name: str | None = None, sets: Mapping[str, Any] | None = None) -> str:
     """A new thread in the store at ``where`` from ``thread``'s checkpoint ``at`` (``edit``: a
     history entry's index and new text; ``sets``: flow variables, field -> JSON value), named
-    ``name`` or ``THREAD-at-SEQ`` (``-2``, ... when taken); its name. A :class:`CheckpointError`
-    says what is wrong, and then nothing is written."""
+    ``name`` or ``THREAD-at-SEQ`` (``-2``, ... when taken); its name. A child run's thread is
+    forked as a new top-level thread that runs on inside the child (``Checkpointer.fork``), named
+    ``TOP-at-PATH-SEQ`` by default. A :class:`CheckpointError` says what is wrong, and then
+    nothing is written."""
     with open_checkpointer(where, read_only=True) as reader:  # a foreign file is refused unchanged
         if reader.record(thread) is None:
             raise CheckpointError(missing_thread(reader, thread))
         names = {info.thread for info in reader.threads()}
     with open_checkpointer(where) as store:
-        return store.fork(thread, at=at, thread=name or free_thread_name(f"{thread}-at-{at}", names), edit=edit,
-                          vars=sets)
+        return store.fork(thread, at=at, thread=name or fork_name(thread, at, names), edit=edit, vars=sets)
 
 
 def missing_thread(store: Checkpointer, thread: str) -> str:

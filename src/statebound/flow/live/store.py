@@ -10,7 +10,8 @@ Back-ends implement six primitives (:meth:`Checkpointer.create_thread`, :meth:`~
 :meth:`~Checkpointer.remove`),
 the two of a thread's lease (:meth:`~Checkpointer.claim`, :meth:`~Checkpointer.release`: one run
 of a thread at a time, :mod:`statebound.flow.live.lease`) and :meth:`~Checkpointer.close`; listing,
-reading a lineage and forking are built on them here. No checkpoint is ever updated (a thread is
+reading a lineage and forking are built on them here (a fork of a child run's thread:
+:mod:`statebound.flow.live.nested_forks`). No checkpoint is ever updated (a thread is
 deleted only whole, :meth:`Checkpointer.delete`): a damaged store is reported, not repaired.
 """
 
@@ -18,28 +19,21 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, Self
 
 from statebound.errors import CheckpointError, ThreadTaken
+from statebound.flow.live.child_threads import child_of, free_thread_name
 from statebound.flow.live.fold import added_entries
 from statebound.flow.live.forking import fork_body
 from statebound.flow.live.lease import HELD, Lease, refused
+from statebound.flow.live.nested_forks import fork_nested
 from statebound.flow.live.records import CheckpointInfo, StoredCheckpoint, ThreadInfo, ThreadRecord
 from statebound.flow.live.signature import vars_schema
 
 __all__ = ["Checkpointer", "free_thread_name", "taken"]
-
-
-def free_thread_name(base: str, names: Collection[str]) -> str:
-    """``base``, or ``base-2``, ``base-3``... whichever of them is not in ``names`` (a fork's name)."""
-    name, number = base, 1
-    while name in names:
-        number += 1
-        name = f"{base}-{number}"
-    return name
 
 
 def taken(checkpoint: StoredCheckpoint) -> ThreadTaken:
@@ -165,7 +159,27 @@ class Checkpointer(ABC):
         copied), optionally with the history entry at index ``edit[0]`` given the text ``edit[1]``
         (an edited model reply; a reply that wrote a variable or a choice is re-derived, see
         :mod:`statebound.flow.live.forking`) and flow variables set (``vars``: field -> JSON value,
-        checked against the thread's variables). Run it on with ``flow.resume(thread, ...)``."""
+        checked against the thread's variables). Run it on with ``flow.resume(thread, ...)``.
+
+        ``source`` may be a child run's thread (``t1/Research.1/b2``): ``thread`` is then a new
+        top-level thread, its parent forked where the child began, that runs the child on from
+        ``at`` (:mod:`statebound.flow.live.nested_forks`)."""
+        if child_of(source) is not None:
+            return fork_nested(self, source, at=at, thread=thread, edit=edit, vars=vars)
+        return self.fork_one(source, at=at, thread=thread, edit=edit, vars=vars)
+
+    def fork_one(self, source: str, *, at: int, thread: str, edit: tuple[int, str] | None = None,
+                 vars: Mapping[str, Any] | None = None) -> str:  # noqa: A002
+        """:meth:`fork` of ``source`` alone, whatever its name: a child's thread forked so is a
+        thread of its own, which no parent runs."""
+        record, first = self.fork_rows(source, at=at, thread=thread, edit=edit, vars=vars)
+        self.create_thread(record)
+        self.append(first)
+        return thread
+
+    def fork_rows(self, source: str, *, at: int, thread: str, edit: tuple[int, str] | None = None,
+                  vars: Mapping[str, Any] | None = None) -> tuple[ThreadRecord, StoredCheckpoint]:  # noqa: A002
+        """The thread record and first checkpoint of a fork of ``source`` alone (checked, not written)."""
         lineage = self.lineage(source, upto=at)
         if not lineage or lineage[-1].seq != at:
             last = lineage[-1].seq if lineage else -1
@@ -175,11 +189,10 @@ class Checkpointer(ABC):
         assert record is not None  # lineage() found it
         body = fork_body(lineage, edit, vars or {}, vars_schema(record.signature))
         now = time.time()
-        self.create_thread(ThreadRecord(thread, record.flow, record.task, record.signature, source, at, now))
         status = "running" if base.kind == "end" and base.status == "error" else base.status
-        self.append(StoredCheckpoint(thread, at + 1, "fork", base.state, base.turn, base.step, base.entered_at,
-                                     status, body, now))
-        return thread
+        return (ThreadRecord(thread, record.flow, record.task, record.signature, source, at, now),
+                StoredCheckpoint(thread, at + 1, "fork", base.state, base.turn, base.step, base.entered_at,
+                                 status, body, now))
 
     def delete(self, thread: str) -> None:
         """Delete a thread whole (its checkpoints are never changed one by one); refused while a

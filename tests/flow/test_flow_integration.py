@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import replace
 
+import msgspec
 import pytest
 
 from statebound.examples import example_task, load_example
@@ -54,7 +55,8 @@ async def test_arithmetic_example_killed_and_resumed_with_smollm2(tmp_path):
 def uncached(history):
     """The history with each usage's reused-prefix count left out: how much of a prompt the model
     had cached depends on what it evaluated before (other tests, the killed run), not on the run."""
-    return [replace(e, usage=None if e.usage is None else replace(e.usage, cached_tokens=0)) for e in history]
+    return [msgspec.structs.replace(e, usage=None if e.usage is None else replace(e.usage, cached_tokens=0))
+            for e in history]
 
 
 class CountingLLM:

@@ -145,8 +145,7 @@ class FlowRun(Generic[VarsT, DepsT]):
                     await self._output(step)
                     event = OutputDone(state.name, step, state.outputs[step].label)
                 else:
-                    decided = self._decide_now()
-                    event = self._take(*(decided if isinstance(decided, tuple) else await self._decide(decided)))
+                    event = await self._transition()
                 listeners = self._listeners
                 if listeners is not None and listeners.pending:
                     await listeners.flush()
@@ -176,8 +175,7 @@ class FlowRun(Generic[VarsT, DepsT]):
             elif self._step < len(self._state.outputs):
                 await self._output(self._step)
             else:
-                decided = self._decide_now()
-                self._take(*(decided if isinstance(decided, tuple) else await self._decide(decided)))
+                await self._transition()
             if listeners is not None and listeners.pending:
                 await listeners.flush()
 
@@ -252,6 +250,12 @@ class FlowRun(Generic[VarsT, DepsT]):
         ctx.output = None
         if self._budget:
             ctx.check_budget()
+
+    async def _transition(self) -> TransitionTaken:
+        """Take the transition the state's deciders name (the first that decides); rules decide
+        without a coroutine, a model's choice is awaited."""
+        decided = self._decide_now()
+        return self._take(*(decided if isinstance(decided, tuple) else await self._decide(decided)))
 
     def _decide_now(self) -> tuple[str, Decision] | int:
         """The transition the state's deciders name (the first that decides), as far as they

@@ -276,6 +276,8 @@ def test_a_child_thread_that_cannot_be_placed_is_refused_before_anything_is_writ
             store.fork("t1/Compose.2/writer", at=last, thread="x")
         with pytest.raises(CheckpointError, match="has a thread 't1' already"):
             store.fork(child, at=last, thread="t1")
+        with pytest.raises(CheckpointError, match="is a new top-level thread: its name cannot hold '/'"):
+            store.fork(child, at=last, thread="t2/Compose.1/writer")
         assert sorted(info.thread for info in store.threads()) == names
 
 

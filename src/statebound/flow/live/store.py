@@ -165,6 +165,9 @@ class Checkpointer(ABC):
         top-level thread, its parent forked where the child began, that runs the child on from
         ``at`` (:mod:`statebound.flow.live.nested_forks`)."""
         if child_of(source) is not None:
+            if "/" in thread:
+                raise CheckpointError(f"a fork from {source!r}, a child run's thread, is a new top-level thread: its "
+                                      f"name cannot hold '/' ({thread!r}); its children are named under it")
             return fork_nested(self, source, at=at, thread=thread, edit=edit, vars=vars)
         return self.fork_one(source, at=at, thread=thread, edit=edit, vars=vars)
 

@@ -37,12 +37,17 @@ LimitKind = Literal["turns", "visits", "tokens", "rounds"]
 SpeakerHow = Literal["function", "only", "auto", "manual", "random", "round_robin", "fallback"]
 
 
-def _flat(event: Any) -> dict[str, Any]:
-    """``kind`` and every field of an event whose fields are all plain values."""
-    return {"kind": event.kind, **msgspec.structs.asdict(event)}
+class _Event(msgspec.Struct, frozen=True):
+    """What every event is: a frozen record with a ``kind``, whose :meth:`to_dict` is ``kind`` and
+    its fields (those whose fields are not all plain values say otherwise)."""
+
+    kind: ClassVar[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **msgspec.structs.asdict(self)}
 
 
-class StateEntered(msgspec.Struct, frozen=True):
+class StateEntered(_Event, frozen=True):
     """The run reached ``state`` (``visit`` counts from 1; ``turn`` is transitions so far)."""
 
     kind: ClassVar[str] = "state_entered"
@@ -50,11 +55,8 @@ class StateEntered(msgspec.Struct, frozen=True):
     turn: int
     visit: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return _flat(self)
 
-
-class MessageAdded(msgspec.Struct, frozen=True):
+class MessageAdded(_Event, frozen=True):
     """An entry was appended to the history at position ``index``."""
 
     kind: ClassVar[str] = "message_added"
@@ -65,7 +67,7 @@ class MessageAdded(msgspec.Struct, frozen=True):
         return {"kind": self.kind, "index": self.index, **self.entry.to_dict()}
 
 
-class VarsWritten(msgspec.Struct, frozen=True):
+class VarsWritten(_Event, frozen=True):
     """Output function ``by`` in ``state`` wrote fields of the flow variables: ``fields`` holds
     the new values as the run sees them (typed), ``data`` the same as JSON (what is stored)."""
 
@@ -79,7 +81,7 @@ class VarsWritten(msgspec.Struct, frozen=True):
         return {"kind": self.kind, "state": self.state, "by": self.by, "fields": dict(self.data)}
 
 
-class SpeakerSelected(msgspec.Struct, frozen=True):
+class SpeakerSelected(_Event, frozen=True):
     """A group chat picked ``role`` to speak next; ``how`` is ``function`` or the method that
     picked it (``auto``, ``manual``, ``random``, ``round_robin``), ``only`` when the graph allowed one role
     (AutoGen returns it without selecting), ``fallback`` when ``auto``'s
@@ -92,11 +94,8 @@ class SpeakerSelected(msgspec.Struct, frozen=True):
     how: SpeakerHow
     choice: Mapping[str, Any] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return _flat(self)
 
-
-class TransitionTaken(msgspec.Struct, frozen=True):
+class TransitionTaken(_Event, frozen=True):
     """The transition function moved the run from ``source`` to ``target``; ``reason`` says why;
     ``choice`` records the choice an LLM-decided transition made (method, candidates, scores)."""
 
@@ -107,11 +106,8 @@ class TransitionTaken(msgspec.Struct, frozen=True):
     reason: str
     choice: Mapping[str, Any] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return _flat(self)
 
-
-class BudgetHit(msgspec.Struct, frozen=True):
+class BudgetHit(_Event, frozen=True):
     """A limit stopped the run: ``used`` reached ``allowed`` for ``limit`` at ``state`` (for visits
     and turns the state the run was about to enter and did not; for tokens and rounds the state
     that was running)."""
@@ -122,14 +118,11 @@ class BudgetHit(msgspec.Struct, frozen=True):
     used: int
     allowed: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return _flat(self)
-
 
 StepEvent = StateEntered | MessageAdded | VarsWritten | SpeakerSelected | TransitionTaken | BudgetHit
 
 
-class OutputDone(msgspec.Struct, frozen=True):
+class OutputDone(_Event, frozen=True):
     """The step of one output function: ``index`` in ``state`` (``label`` names it) has run.
     What a :class:`~statebound.flow.engine.FlowRun` step returns; not sent to listeners (what the
     output added came as ``MessageAdded`` and ``VarsWritten``), never recorded."""
@@ -139,11 +132,8 @@ class OutputDone(msgspec.Struct, frozen=True):
     index: int
     label: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return _flat(self)
 
-
-class TokenDelta(msgspec.Struct, frozen=True):
+class TokenDelta(_Event, frozen=True):
     """A piece of the reply the model in ``state`` is writing, as it comes (runs asked for tokens:
     ``on_token=``, ``flow.stream(tokens=True)``); the whole reply follows as a ``MessageAdded``.
     Not a step: never recorded in ``result.events`` or a checkpoint."""
@@ -151,9 +141,6 @@ class TokenDelta(msgspec.Struct, frozen=True):
     kind: ClassVar[str] = "token"
     state: str
     text: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return _flat(self)
 
 _REFUSING = {"visits": "its visit limit", "turns": "the turn limit"}
 

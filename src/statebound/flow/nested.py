@@ -33,7 +33,6 @@ from statebound.flow.engine import FlowRun, RunOptions
 from statebound.flow.events import StepEvent
 from statebound.flow.listeners import Event, RunFinished
 from statebound.flow.live.recorder import Recorder
-from statebound.flow.live.records import NOT_STEPS
 from statebound.flow.live.session import run_thread
 from statebound.flow.machine import Machine
 from statebound.flow.pauses import Answers, read_listing
@@ -88,9 +87,7 @@ def paused_children(ctx: RunContext[Any, Any], paths: list[str]) -> set[str]:
         thread = f"{recorder.thread}/{path}"
         if recorder.store.record(thread) is not None:
             own = recorder.store.own_checkpoints(thread)
-            if own and own[-1].kind in NOT_STEPS:  # a fork's first: where it stands is its lineage's
-                own = [point for point in recorder.store.lineage(thread) if point.kind not in NOT_STEPS]
-            if own and own[-1].kind == "pause":
+            if own and own[-1].status == "paused":  # a pause, or a fork or an edit made at one
                 waiting.add(path)
     return waiting
 
